@@ -1,0 +1,346 @@
+"""Jitted hand evaluation on count arrays: shanten, win test, waits, fan patterns, ready value.
+
+Hands are length-27 count arrays (concealed tiles only); declared sets are passed as their
+number ``k`` and, where the tiles matter, as ``meld_cnt`` (tiles of each kind in declared
+sets). Suit codes are base 5 (``tables``). The void suit is evaluated as if its code were 0,
+so targets lie over the other suits (RULES.md: winning hands); holding a void tile means no win.
+
+Pattern indices (``P_*``) follow RULES.md's fan table and are shared by the engine, traces
+and output columns.
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+from .rules import (
+    R_FAN_ALL_TRIPLETS, R_FAN_CAP, R_FAN_FOUR_DECLARED, R_FAN_FULL_FLUSH, R_FAN_KONG_REPLACEMENT,
+    R_FAN_LAST_TILE, R_FAN_ROBBING_KONG, R_FAN_ROOT, R_FAN_SEVEN_PAIRS, R_LIMIT_HANDS,
+)
+from .tables import FINAL_OFF, INF, PAIR_OFF, STRIDE
+
+PATTERNS = (
+    "all_triplets", "seven_pairs", "full_flush", "four_declared", "root", "kong_replacement",
+    "robbing_kong", "last_tile", "heavenly", "earthly", "eighteen_arhats",
+)
+(P_ALL_TRIPLETS, P_SEVEN_PAIRS, P_FULL_FLUSH, P_FOUR_DECLARED, P_ROOT, P_KONG_REPLACEMENT,
+ P_ROBBING_KONG, P_LAST_TILE, P_HEAVENLY, P_EARTHLY, P_EIGHTEEN_ARHATS) = range(11)
+N_PATTERNS = 11
+
+# Win context flags (a bit set), shared with the engine.
+CTX_SELF_DRAW = 1
+CTX_KONG_REPLACEMENT = 2
+CTX_ROBBING_KONG = 4
+CTX_LAST_TILE = 8
+CTX_HEAVENLY = 16
+CTX_EARTHLY = 32
+
+NO_VOID = 3  # "no void declared yet": a suit index that matches no tile
+
+
+@nb.njit(cache=True, inline="always")
+def suit_code(hand, s):
+    c = 0
+    for r in range(8, -1, -1):
+        c = c * 5 + hand[s * 9 + r]
+    return c
+
+
+@nb.njit(cache=True, inline="always")
+def regular_shanten_codes(tab, c0, c1, c2, k):
+    """Regular shanten of three suit codes (void suit's code already zeroed), k declared sets."""
+    a = np.int64(tab[c0])
+    b = np.int64(tab[c1])
+    c = np.int64(tab[c2])
+    pc = np.int64(tab[PAIR_OFF + a * STRIDE + b])
+    return np.int64(tab[FINAL_OFF + (pc * STRIDE + c) * 5 + k]) - 1
+
+
+@nb.njit(cache=True)
+def regular_shanten(tab, hand, void, k):
+    c0 = suit_code(hand, 0) if void != 0 else 0
+    c1 = suit_code(hand, 1) if void != 1 else 0
+    c2 = suit_code(hand, 2) if void != 2 else 0
+    return regular_shanten_codes(tab, c0, c1, c2, k)
+
+
+@nb.njit(cache=True)
+def seven_pairs_shanten(hand, void):
+    """13 minus the best seven pair slots over non-void kinds (DESIGN.md: seven pairs)."""
+    n2 = 0
+    n1 = 0
+    for t in range(27):
+        if t // 9 == void:
+            continue
+        c = hand[t]
+        if c >= 2:
+            n2 += 1
+            if c == 4:
+                n2 += 1
+        elif c == 1:
+            n1 += 1
+        if c == 3:
+            n1 += 1
+    a = min(n2, 7)
+    b = min(n1, 7 - a)
+    return 13 - 2 * a - b
+
+
+@nb.njit(cache=True)
+def shanten(tab, hand, void, k):
+    """min(regular, seven pairs) shanten; seven pairs only for closed hands (k == 0).
+
+    Fast path: declared sets count as k sets but their tiles do not cap targets here
+    (``shanten_exact`` applies the cap; they differ only in rare hands).
+    """
+    s = regular_shanten(tab, hand, void, k)
+    if k == 0:
+        s7 = seven_pairs_shanten(hand, void)
+        if s7 < s:
+            s = s7
+    return s
+
+
+@nb.njit(cache=True)
+def holds_void(hand, void):
+    if void < 0 or void > 2:
+        return False
+    for t in range(void * 9, void * 9 + 9):
+        if hand[t] > 0:
+            return True
+    return False
+
+
+@nb.njit(cache=True)
+def is_seven_pairs(hand):
+    n = 0
+    for t in range(27):
+        c = hand[t]
+        if c & 1:
+            return False
+        n += c
+    return n == 14
+
+
+@nb.njit(cache=True)
+def is_win(tab, hand, void, k):
+    """A complete hand (14 - 3k concealed tiles) with no void tile."""
+    if holds_void(hand, void):
+        return False
+    if regular_shanten(tab, hand, void, k) == -1:
+        return True
+    return k == 0 and is_seven_pairs(hand)
+
+
+@nb.njit(cache=True)
+def waits_mask(tab, hand, void, k, meld_cnt):
+    """Bit t set when hand + t wins; never a tile the seat holds all four of (hand and sets)."""
+    if holds_void(hand, void):
+        return np.int64(0)
+    mask = np.int64(0)
+    for t in range(27):
+        if t // 9 == void or hand[t] + meld_cnt[t] >= 4:
+            continue
+        hand[t] += 1
+        if is_win(tab, hand, void, k):
+            mask |= np.int64(1) << t
+        hand[t] -= 1
+    return mask
+
+
+# -- exact shanten (declared sets cap the targets) ------------------------------------------
+
+
+@nb.njit(cache=True)
+def suit_rows_capped(h, caps, out):
+    """out[m*2+p]: fewest tiles to add so the 9 counts h hold m sets and p pairs, tile i used
+    at most caps[i] times. A DP over ranks tracking runs still open; the reference the tables
+    agree with when every cap is 4."""
+    # state index: ((m*2 + p)*5 + a)*5 + b ; a = runs started at rank-1, b = runs started at rank-2
+    cur = np.full(250, INF, np.int64)
+    nxt = np.full(250, INF, np.int64)
+    cur[0] = 0
+    for i in range(9):
+        nxt[:] = INF
+        for st in range(250):
+            cost = cur[st]
+            if cost >= INF:
+                continue
+            b = st % 5
+            a = (st // 5) % 5
+            p = (st // 25) % 2
+            m = st // 50
+            for z in range(0, 5 - m if i <= 6 else 1):
+                for x in range(2 if m + z < 4 else 1):
+                    for y in range(2 if p == 0 else 1):
+                        use = a + b + z + 3 * x + 2 * y
+                        if use > caps[i]:
+                            continue
+                        extra = use - h[i]
+                        if extra < 0:
+                            extra = 0
+                        m2 = m + z + x
+                        ns = ((m2 * 2 + p + y) * 5 + z) * 5 + a
+                        v = cost + extra
+                        if v < nxt[ns]:
+                            nxt[ns] = v
+        cur, nxt = nxt, cur
+    for j in range(10):
+        out[j] = INF
+    for st in range(250):
+        if st % 25 == 0 and cur[st] < out[st // 25]:
+            out[st // 25] = cur[st]
+
+
+@nb.njit(cache=True)
+def shanten_exact(tab, hand, void, k, meld_cnt):
+    """Shanten with targets capped at four copies counting declared sets (RULES.md)."""
+    capped = False
+    for t in range(27):
+        if meld_cnt[t] > 0 and t // 9 != void:
+            capped = True
+    if not capped:
+        return shanten(tab, hand, void, k)
+    rows = np.zeros((3, 10), np.int64)
+    h = np.zeros(9, np.int64)
+    caps = np.zeros(9, np.int64)
+    for s in range(3):
+        for r in range(9):
+            t = s * 9 + r
+            h[r] = 0 if s == void else hand[t]
+            caps[r] = 4 - meld_cnt[t]
+        suit_rows_capped(h, caps, rows[s])
+    n = 4 - k
+    best = INF
+    for m0 in range(n + 1):
+        for m1 in range(n + 1 - m0):
+            m2 = n - m0 - m1
+            for p in range(3):
+                p0 = 1 if p == 0 else 0
+                p1 = 1 if p == 1 else 0
+                p2 = 1 if p == 2 else 0
+                v = rows[0, m0 * 2 + p0] + rows[1, m1 * 2 + p1] + rows[2, m2 * 2 + p2]
+                if v < best:
+                    best = v
+    s = best - 1
+    if k == 0:
+        s7 = seven_pairs_shanten(hand, void)
+        if s7 < s:
+            s = s7
+    return s
+
+
+# -- fan patterns ---------------------------------------------------------------------------
+
+
+@nb.njit(cache=True)
+def _all_triplets_shape(hand):
+    """Concealed tiles split into pungs and exactly one pair (declared sets are all pungs/kongs)."""
+    pairs = 0
+    for t in range(27):
+        c = hand[t]
+        if c == 1 or c == 4:
+            return False
+        if c == 2:
+            pairs += 1
+    return pairs == 1
+
+
+@nb.njit(cache=True)
+def score_patterns(tab, hand, void, k, meld_cnt, n_kongs, ctx, rules, pats):
+    """Fan patterns of a complete hand with the win's context; returns the fan before the cap.
+
+    ``hand`` holds the concealed tiles including the winning tile. The hand's value is the
+    best over its decompositions (regular or seven pairs). A limit hand (``limit_hands``)
+    reports ``fan_cap`` and only its limit pattern. Returns -1 if the hand does not win.
+    """
+    for i in range(N_PATTERNS):
+        pats[i] = 0
+    if holds_void(hand, void):
+        return -1
+    regular = regular_shanten(tab, hand, void, k) == -1
+    seven = k == 0 and is_seven_pairs(hand)
+    if not regular and not seven:
+        return -1
+    cap = rules[R_FAN_CAP]
+    if rules[R_LIMIT_HANDS]:
+        limit = -1
+        if ctx & CTX_HEAVENLY:
+            limit = P_HEAVENLY
+        elif ctx & CTX_EARTHLY:
+            limit = P_EARTHLY
+        elif k == 4 and n_kongs == 4:
+            limit = P_EIGHTEEN_ARHATS
+        if limit >= 0:
+            pats[limit] = cap
+            return cap
+    suits_seen = 0
+    roots = 0
+    for t in range(27):
+        total = hand[t] + meld_cnt[t]
+        if total > 0:
+            suits_seen |= 1 << (t // 9)
+        if total == 4:
+            roots += 1
+    flush = suits_seen == 1 or suits_seen == 2 or suits_seen == 4
+    common = roots * rules[R_FAN_ROOT]
+    if flush:
+        common += rules[R_FAN_FULL_FLUSH]
+    if ctx & CTX_KONG_REPLACEMENT:
+        common += rules[R_FAN_KONG_REPLACEMENT]
+    if ctx & CTX_ROBBING_KONG:
+        common += rules[R_FAN_ROBBING_KONG]
+    if ctx & CTX_LAST_TILE:
+        common += rules[R_FAN_LAST_TILE]
+    reg_fan = -1
+    triplets = False
+    if regular:
+        triplets = _all_triplets_shape(hand)
+        reg_fan = common
+        if triplets:
+            reg_fan += rules[R_FAN_ALL_TRIPLETS]
+        if k == 4:
+            reg_fan += rules[R_FAN_FOUR_DECLARED]
+    sev_fan = -1
+    if seven:
+        sev_fan = common + rules[R_FAN_SEVEN_PAIRS]
+    pats[P_ROOT] = roots * rules[R_FAN_ROOT]
+    if flush:
+        pats[P_FULL_FLUSH] = rules[R_FAN_FULL_FLUSH]
+    if ctx & CTX_KONG_REPLACEMENT:
+        pats[P_KONG_REPLACEMENT] = rules[R_FAN_KONG_REPLACEMENT]
+    if ctx & CTX_ROBBING_KONG:
+        pats[P_ROBBING_KONG] = rules[R_FAN_ROBBING_KONG]
+    if ctx & CTX_LAST_TILE:
+        pats[P_LAST_TILE] = rules[R_FAN_LAST_TILE]
+    if sev_fan > reg_fan:
+        pats[P_SEVEN_PAIRS] = rules[R_FAN_SEVEN_PAIRS]
+        return sev_fan
+    if triplets:
+        pats[P_ALL_TRIPLETS] = rules[R_FAN_ALL_TRIPLETS]
+    if k == 4:
+        pats[P_FOUR_DECLARED] = rules[R_FAN_FOUR_DECLARED]
+    return reg_fan
+
+
+@nb.njit(cache=True, inline="always")
+def base_of(fan, rules):
+    cap = rules[R_FAN_CAP]
+    return np.int64(1) << (fan if fan < cap else cap)
+
+
+@nb.njit(cache=True)
+def ready_value(tab, hand, void, k, meld_cnt, n_kongs, rules, pats):
+    """Best base over the waits, valued as a discard win (RULES.md: ready check); 0 if not ready."""
+    mask = waits_mask(tab, hand, void, k, meld_cnt)
+    best = 0
+    for t in range(27):
+        if (mask >> t) & 1:
+            hand[t] += 1
+            fan = score_patterns(tab, hand, void, k, meld_cnt, n_kongs, 0, rules, pats)
+            hand[t] -= 1
+            b = base_of(fan, rules)
+            if b > best:
+                best = b
+    return best
