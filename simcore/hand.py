@@ -54,7 +54,7 @@ def _counts(counts) -> np.ndarray:
     if arr.shape != (N_KINDS,):
         raise ValueError(f"a hand is tile text or a count array of shape (27,), got shape {arr.shape}")
     if not np.issubdtype(arr.dtype, np.integer):
-        if not np.all(np.mod(arr, 1) == 0):
+        if not np.issubdtype(arr.dtype, np.floating) or not np.all(np.mod(arr, 1) == 0):
             raise ValueError("tile counts must be whole numbers")
     arr = arr.astype(np.int64)
     if (arr < 0).any():
@@ -82,8 +82,8 @@ def _prepare(counts, void, melds) -> _Hand:
         if not 0 <= k <= 4:
             raise ValueError(f"melds={k}: a seat declares 0 to 4 sets")
     else:
-        if isinstance(melds, str):
-            raise ValueError(f"melds must be a list of sets such as ['555m'], got the string {melds!r}")
+        if isinstance(melds, (str, bool)) or not isinstance(melds, (list, tuple)):
+            raise ValueError(f"melds must be a list of sets such as ['555m'] or an int k, got {melds!r}")
         k = 0
         for m in melds:
             tiles = parse_tiles(m)

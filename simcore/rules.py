@@ -253,8 +253,10 @@ def load_toml(path: str) -> RuleSet:
             data = tomllib.load(fh)
     except FileNotFoundError:
         raise RuleError(f"rule file {path!r} does not exist") from None
-    except tomllib.TOMLDecodeError as exc:
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise RuleError(f"rule file {path!r} is not valid TOML: {exc}") from None
+    except OSError as exc:
+        raise RuleError(f"rule file {path!r} cannot be read: {exc.strerror or exc}") from None
     base = data.pop("base", DEFAULT_PRESET)
     if not isinstance(base, str):
         raise RuleError(f"rule file {path!r}: base must be a preset name ({', '.join(PRESETS)})")
@@ -265,6 +267,8 @@ def resolve(spec: str | RuleSet | None = None, sets=None) -> RuleSet:
     """PRESET name, TOML path or RuleSet, then ``--set`` overrides (strings or a dict)."""
     if isinstance(spec, RuleSet):
         rules = spec
+    elif spec is not None and not isinstance(spec, str):
+        raise RuleError(f"rules must be a preset name, a FILE.toml path or a RuleSet, got {spec!r}")
     elif spec is None or spec == "":
         rules = preset(DEFAULT_PRESET)
     elif spec in _PRESET_CHANGES:

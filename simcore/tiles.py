@@ -48,7 +48,7 @@ def parse_tiles(text: str) -> list[int]:
     tiles: list[int] = []
     digits: list[int] = []
     for pos, ch in enumerate(text.strip()):
-        if ch.isdigit():
+        if ch in "0123456789":
             if ch == "0":
                 raise ValueError(f"bad tile text {text!r}: rank 0 at position {pos} (ranks are 1-9)")
             digits.append(int(ch))

@@ -1,0 +1,133 @@
+"""Python side of the batch kernel: validate, allocate outputs, run, raise clear errors.
+
+The kernel writes wins and payments into fixed-capacity slots per hand; a hand that needs
+more (a long blood-flow hand) is detected and its batch re-run with enough room, so no
+result is ever truncated.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numba as nb
+import numpy as np
+
+from . import engine as E
+from .rules import RuleSet
+from .tables import load_tables
+from .tiles import tile_text
+from .view import QUESTION_NAMES
+
+WIN_CAP = {"battle": 4, "flow": 24}
+PAY_CAP = {"battle": 48, "flow": 96}
+
+
+class StrategyAnswerError(RuntimeError):
+    """A strategy answered illegally; the message names who, where and how to reproduce it."""
+
+
+class InvariantError(RuntimeError):
+    """The engine broke one of its own invariants (a bug): reported with the hand to replay."""
+
+
+@dataclass
+class BatchResult:
+    """Raw per-hand outputs of one batch. Row i is global hand ``hands[i]``."""
+
+    hands: np.ndarray      # (n,) global hand index
+    hand: np.ndarray       # (n, N_HAND_FIELDS)
+    seat: np.ndarray       # (n, 4, N_SEAT_FIELDS)
+    win: np.ndarray        # (n, win_cap, N_WIN_FIELDS)
+    pay: np.ndarray        # (n, pay_cap, N_PAY_FIELDS)
+    match_mode: bool
+    hands_per_match: int
+
+    @property
+    def n(self) -> int:
+        return len(self.hands)
+
+
+def _alloc(rows: int, win_cap: int, pay_cap: int):
+    return (np.zeros((rows, E.N_HAND_FIELDS), np.int32),
+            np.zeros((rows, 4, E.N_SEAT_FIELDS), np.int32),
+            np.zeros((rows, win_cap, E.N_WIN_FIELDS), np.int32),
+            np.zeros((rows, pay_cap, E.N_PAY_FIELDS), np.int32))
+
+
+def describe_error(hand_row, g: int, seat_names, trace_hint: str) -> str:
+    kind = int(hand_row[E.H_ERROR])
+    seat = int(hand_row[E.H_ERR_SEAT])
+    q = int(hand_row[E.H_ERR_QUESTION])
+    ans = int(hand_row[E.H_ERR_ANSWER])
+    if kind == E.ERR_ILLEGAL:
+        qn = QUESTION_NAMES[q] if 0 <= q < len(QUESTION_NAMES) else str(q)
+        who = seat_names[seat] if 0 <= seat < 4 else "?"
+        return (f"strategy {who!r} at seat {seat} gave an illegal answer {_answer_text(q, ans)} to the "
+                f"{qn} question in hand {g}; reproduce with: {trace_hint}")
+    what = E.INVARIANTS.get(ans, f"invariant {ans}")
+    return f"engine invariant broken in hand {g} ({what}, seat {seat}); reproduce with: {trace_hint}"
+
+
+def _answer_text(q: int, ans: int) -> str:
+    from .view import A_KONG, A_WIN, C_KONG, C_PASS, C_PUNG, C_WIN, Q_CLAIM, Q_EXCHANGE, Q_ROB, Q_TURN, Q_VOID
+
+    def tile(t):
+        return tile_text(t) if 0 <= t < 27 else f"tile #{t}"
+
+    if q == Q_TURN:
+        if ans == A_WIN:
+            return "win (not possible here)"
+        if A_KONG <= ans < A_KONG + 27:
+            return f"kong {tile(ans - A_KONG)} (not allowed here)"
+        return f"discard {tile(ans)} ({ans})"
+    if q in (Q_CLAIM, Q_ROB):
+        names = {C_PASS: "pass", C_WIN: "win", C_PUNG: "pung", C_KONG: "kong"}
+        return f"{names.get(ans, ans)} ({ans})"
+    if q == Q_EXCHANGE:
+        a, b, c = ans & 31, (ans >> 5) & 31, (ans >> 10) & 31
+        return f"pass {tile(a)} {tile(b)} {tile(c)} ({ans})"
+    if q == Q_VOID:
+        return f"suit {ans}"
+    return str(ans)
+
+
+def run_batch(rules: RuleSet, fns: tuple, seed: int, first: int, n_items: int, match_mode: bool = False,
+              check: bool = False, threads: int | None = None, seat_names=None, trace_hint=None) -> BatchResult:
+    """Play ``n_items`` hands (or matches) starting at global index ``first`` (match index in match mode)."""
+    if n_items <= 0:
+        raise ValueError("the number of hands must be positive")
+    if seed < 0:
+        raise ValueError("the seed must be a non-negative integer")
+    if threads:
+        nb.set_num_threads(threads)
+    R = rules.to_array()
+    tab = load_tables()
+    hpm = rules.hands_per_match if match_mode else 1
+    rows = n_items * hpm
+    win_cap = WIN_CAP[rules.variant]
+    pay_cap = PAY_CAP[rules.variant]
+    while True:
+        hand, seat, win, pay = _alloc(rows, win_cap, pay_cap)
+        E.play_batch(tab, R, fns, np.int64(seed), np.int64(first), np.int64(n_items), bool(match_mode),
+                     bool(check), hand, seat, win, pay)
+        need_w = int(hand[:, E.H_N_WINS].max())
+        need_p = int(hand[:, E.H_N_PAYMENTS].max())
+        if need_w <= win_cap and need_p <= pay_cap:
+            break
+        win_cap = max(win_cap, need_w)
+        pay_cap = max(pay_cap, need_p)
+    if match_mode:
+        hands = np.concatenate([np.arange(m * hpm, m * hpm + hpm) for m in range(first, first + n_items)])
+    else:
+        hands = np.arange(first, first + n_items, dtype=np.int64)
+    bad = np.flatnonzero(hand[:, E.H_ERROR] != E.ERR_NONE)
+    if bad.size:
+        i = int(bad[0])
+        g = int(hands[i])
+        names = seat_names or [f"seat {s}" for s in range(4)]
+        hint = trace_hint(g) if trace_hint else f"sichuan trace --seed {seed} --hand {g}"
+        msg = describe_error(hand[i], g, names, hint)
+        if int(hand[i, E.H_ERROR]) == E.ERR_ILLEGAL:
+            raise StrategyAnswerError(msg)
+        raise InvariantError(msg)
+    return BatchResult(hands, hand, seat, win, pay, match_mode, hpm)

@@ -1,0 +1,123 @@
+"""The strategy contract: questions, answers, and the layout of a seat's view.
+
+A strategy is a jitted function ``f(question, view, tab) -> answer`` with the signature
+``STRATEGY_SIG``. ``view`` is an int64 array of ``VIEW_LEN`` that the engine keeps up to date
+for one seat and that holds only what that seat may see (RULES.md); ``tab`` is the suit table
+array for ``simcore.evaluate``. A strategy must not write into the view except its scratch
+area ``V_SCRATCH .. V_SCRATCH + N_SCRATCH`` (kept across the questions of one hand).
+
+Questions and answers:
+
+    Q_EXCHANGE  three tiles of one suit to pass: ``pack3(a, b, c)`` (tile indices)
+    Q_VOID      the suit to void: 0 (m), 1 (p) or 2 (s)
+    Q_TURN      on the seat's own turn: ``A_WIN``, ``kong(t)`` (concealed, or added to a pung)
+                or ``discard(t)``. Legal options: ``V_CAN_WIN``, ``V_KONG_MASK`` (bit t),
+                ``V_MUST_VOID`` (holding void tiles: discard one), ``V_LOCKED`` (blood-flow lock:
+                discard only ``V_TILE``, the drawn tile).
+    Q_CLAIM     on another seat's discard ``V_TILE`` from ``V_FROM``: ``C_PASS``, ``C_WIN``,
+                ``C_PUNG`` or ``C_KONG``; legal per ``V_CAN_WIN``, ``V_CAN_PUNG``, ``V_CAN_KONG``.
+    Q_ROB       an added kong of ``V_TILE`` by ``V_FROM`` that the seat can win on: ``C_PASS`` or ``C_WIN``.
+
+The engine asks only when there is a choice: no Q_CLAIM without an option, no Q_TURN for a
+locked seat that can only discard its drawn tile.
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+from numba import types
+
+from .rng import stream_value
+
+STRATEGY_SIG = types.int64(types.int64, types.int64[::1], types.uint8[::1])
+STRATEGY_TYPE = types.FunctionType(STRATEGY_SIG)
+
+# -- questions and answers --------------------------------------------------------------------
+Q_EXCHANGE, Q_VOID, Q_TURN, Q_CLAIM, Q_ROB = range(5)
+QUESTION_NAMES = ("exchange", "void", "turn", "claim", "rob")
+
+A_DISCARD = 0  # discard(t) = t
+A_KONG = 32    # kong(t) = 32 + t
+A_WIN = 64
+C_PASS, C_WIN, C_PUNG, C_KONG = range(4)
+
+# -- view layout (int64 slots) ----------------------------------------------------------------
+V_ME = 0            # this seat
+V_DEALER = 1
+V_QUESTION = 2      # the question being asked
+V_TILE = 3          # Q_TURN: the tile just drawn (-1 after a pung or on the dealer's first turn);
+                    # Q_CLAIM/Q_ROB: the tile offered
+V_FROM = 4          # Q_CLAIM/Q_ROB: the seat that discarded it / added the kong
+V_CAN_WIN = 5
+V_CAN_PUNG = 6
+V_CAN_KONG = 7
+V_KONG_MASK = 8     # Q_TURN: bit t set if a kong of tile t may be declared
+V_LOCKED = 9        # 1 once this seat has won in blood flow (its tiles are fixed)
+V_MUST_VOID = 10    # 1 while this seat holds tiles of its void suit
+V_WALL_LEFT = 11    # wall tiles left
+V_EXCHANGE_DIR = 12 # +1, -1, +2 once the exchange happened; 0 before or without one
+V_AFTER_PUNG = 13   # Q_TURN right after this seat's pung (no draw: no win)
+V_N_DISCARDS = 14   # length of the discard sequence
+V_HAND_INDEX = 15   # global hand index
+V_RNG_KEY = 16      # this seat's random stream: key (uint64 bits) and counter
+V_RNG_COUNT = 17
+V_N_DRAWS = 18      # draws by this seat so far this hand
+V_FLOW = 19         # 1 under blood flow
+V_HAND = 32         # 27 counts: own concealed tiles
+V_VOID = 59         # 4 seats' void suits (-1 until declared)
+V_WINS = 63         # 4 seats' number of wins this hand
+V_OUT = 67          # 4 seats: 1 if the seat has left the hand (blood battle winner)
+V_SCORE = 71        # 4 seats' scores now (match start points + nets so far)
+V_N_MELDS = 75      # 4 seats' number of declared sets
+V_MELD_KIND = 79    # [seat*4 + i]: M_* kind of each declared set
+V_MELD_TILE = 95    # [seat*4 + i]: its tile; -1 for another seat's concealed kong
+V_PASSED = 111      # 3 tiles this seat passed in the exchange (-1 without one)
+V_RECEIVED = 114    # 3 tiles it received
+V_VISIBLE = 117     # 27 counts of tiles this seat can see: own hand and sets, every discard
+                    # pile, exposed sets, winners' revealed hands and set-aside winning tiles
+V_DISCARDED = 144   # [seat*27 + t]: tiles each seat has discarded this hand (claimed ones too)
+V_REVEALED = 252    # [seat*27 + t]: winners' revealed concealed tiles
+V_DISC_SEQ = 360    # the discard sequence: seat*32 + tile, V_N_DISCARDS entries (at most 128)
+N_DISC_SEQ = 128
+V_SCRATCH = 488     # free for the strategy
+N_SCRATCH = 64
+VIEW_LEN = 552
+
+M_PUNG, M_KONG_EXPOSED, M_KONG_ADDED, M_KONG_CONCEALED = 1, 2, 3, 4
+MELD_NAMES = {M_PUNG: "pung", M_KONG_EXPOSED: "kong_exposed", M_KONG_ADDED: "kong_added",
+              M_KONG_CONCEALED: "kong_concealed"}
+
+
+@nb.njit(cache=True, inline="always")
+def pack3(a, b, c):
+    return a | (b << 5) | (c << 10)
+
+
+@nb.njit(cache=True, inline="always")
+def unpack3(x):
+    return x & 31, (x >> 5) & 31, (x >> 10) & 31
+
+
+@nb.njit(cache=True, inline="always")
+def discard(t):
+    return A_DISCARD + t
+
+
+@nb.njit(cache=True, inline="always")
+def kong(t):
+    return A_KONG + t
+
+
+@nb.njit(cache=True)
+def rand_u64(view):
+    """The next value of this seat's own stream (reproducible from seed, hand and seat)."""
+    c = view[V_RNG_COUNT]
+    view[V_RNG_COUNT] = c + 1
+    return stream_value(np.uint64(view[V_RNG_KEY]), c)
+
+
+@nb.njit(cache=True)
+def rand_below(view, n):
+    """A uniform integer in 0..n-1 from this seat's stream."""
+    return np.int64(rand_u64(view) % np.uint64(n))

@@ -1,0 +1,114 @@
+"""Exchange policies: which three tiles of one suit to pass (Q_EXCHANGE, RULES.md step 2).
+
+A suit is eligible when the seat holds three or more of it (always one: 13 tiles in three
+suits leave a suit of five or more).
+"""
+
+from __future__ import annotations
+
+import numba as nb
+
+from simcore.view import Q_EXCHANGE, STRATEGY_SIG, V_HAND, pack3, rand_below
+
+
+@nb.njit(cache=True)
+def suit_count(view, s):
+    n = 0
+    for t in range(s * 9, s * 9 + 9):
+        n += view[V_HAND + t]
+    return n
+
+
+@nb.njit(cache=True)
+def _isolation(view, t):
+    """Same-suit tiles within two ranks (other copies included); edge tiles count as lonelier."""
+    r = t % 9
+    n = view[V_HAND + t] - 1
+    for d in (-2, -1, 1, 2):
+        if 0 <= r + d <= 8:
+            n += view[V_HAND + t + d]
+    return n * 8 + (4 - abs(r - 4)) // 2
+
+
+@nb.njit(cache=True)
+def _most_isolated(view, s, taken0, taken1):
+    """The most isolated tile of suit s still held after taking taken0 and taken1 (-1: none)."""
+    best = -1
+    best_key = 1 << 30
+    for t in range(s * 9, s * 9 + 9):
+        left = view[V_HAND + t] - (t == taken0) - (t == taken1)
+        if left <= 0:
+            continue
+        key = _isolation(view, t)
+        if key < best_key:
+            best_key = key
+            best = t
+    return best
+
+
+@nb.njit(cache=True)
+def pass_three_of(view, s):
+    """Three tiles of suit s, the most isolated first (ties: the lowest rank)."""
+    p0 = _most_isolated(view, s, -1, -1)
+    p1 = _most_isolated(view, s, p0, -1)
+    p2 = _most_isolated(view, s, p0, p1)
+    return pack3(p0, p1, p2)
+
+
+@nb.njit(STRATEGY_SIG, cache=True)
+def shortest(q, view, tab):
+    """Three of the shortest suit holding three or more, isolated tiles first."""
+    best = -1
+    for s in range(3):
+        n = suit_count(view, s)
+        if n >= 3 and (best < 0 or n < suit_count(view, best)):
+            best = s
+    return pass_three_of(view, best)
+
+
+@nb.njit(STRATEGY_SIG, cache=True)
+def random_suit(q, view, tab):
+    """Three tiles of a random eligible suit, isolated tiles first."""
+    n = 0
+    for s in range(3):
+        if suit_count(view, s) >= 3:
+            n += 1
+    pick = rand_below(view, n)
+    for s in range(3):
+        if suit_count(view, s) >= 3:
+            if pick == 0:
+                return pass_three_of(view, s)
+            pick -= 1
+    return -1
+
+
+@nb.njit(cache=True)
+def _structure(view, s):
+    """Pairs and two-tile run shapes in suit s: what passing it would break."""
+    n = 0
+    for t in range(s * 9, s * 9 + 9):
+        c = view[V_HAND + t]
+        if c >= 2:
+            n += 1
+        r = t % 9
+        if c > 0 and r <= 7 and view[V_HAND + t + 1] > 0:
+            n += 1
+        if c > 0 and r <= 6 and view[V_HAND + t + 2] > 0:
+            n += 1
+    return n
+
+
+@nb.njit(STRATEGY_SIG, cache=True)
+def keep_pairs(q, view, tab):
+    """The eligible suit whose loss breaks the fewest pairs and runs (ties: the shorter)."""
+    best = -1
+    best_key = 1 << 30
+    for s in range(3):
+        n = suit_count(view, s)
+        if n < 3:
+            continue
+        key = _structure(view, s) * 64 + n
+        if key < best_key:
+            best_key = key
+            best = s
+    return pass_three_of(view, best)
