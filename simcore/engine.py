@@ -417,6 +417,15 @@ def _ask(S, V, tab, fns, script, seat, q):
 
 
 @nb.njit(cache=True)
+def _script_forced(S, script, seat, q, ans):
+    """A move the engine makes without asking (a locked seat's only discard) consumes a
+    scenario script entry that scripts exactly that move."""
+    pos = S[O_SCRIPT_POS + seat]
+    if pos < script.shape[1] and script[seat, pos, 0] == q and script[seat, pos, 2] == ans:
+        S[O_SCRIPT_POS + seat] = pos + 1
+
+
+@nb.njit(cache=True)
 def _can_win_on(S, tab, R, seat, t):
     """Could ``seat`` win with another seat's tile t (discard or robbed kong)?"""
     if S[O_PASSLOCK + seat]:
@@ -1047,6 +1056,7 @@ def play_hand(S, V, L, tab, R, fns, script, seed, g, dealer, scores0, fixed_wall
             can_win, mask = _turn_options(S, V, tab, R, cur, drawn, phase)
             if S[O_LOCKED + cur] and not can_win and mask == 0:
                 ans = drawn
+                _script_forced(S, script, cur, Q_TURN, ans)
             else:
                 ans = _ask(S, V, tab, fns, script, cur, Q_TURN)
             if ans == A_WIN and can_win:
