@@ -22,8 +22,9 @@ import numpy as np
 from . import view as vw
 from .evaluate import (
     CTX_EARTHLY, CTX_HEAVENLY, CTX_KONG_REPLACEMENT, CTX_LAST_TILE, CTX_ROBBING_KONG, CTX_SELF_DRAW,
-    N_PATTERNS, base_of, holds_void, is_win, ready_value, score_patterns, waits_mask,
+    N_PATTERNS, base_of, ready_value, regular_shanten_codes, score_patterns, waits_mask,
 )
+from .nrt import unowned
 from .rng import STREAM_DIRECTION, STREAM_SEAT, STREAM_WALL, below, stream_key, stream_value
 from .rules import (
     PIG_PAYS_NON_PIGS, PIG_PAYS_REMAINING, R_CLAIM_WHILE_VOID, R_EXCHANGE, R_FLOW, R_KONG_DISCARD_LIABILITY,
@@ -78,7 +79,13 @@ O_SEAT_KONGS = 548    # [seat] kongs declared (and not robbed)
 O_END_REASON = 552
 O_WAITS = 553         # [seat] waits mask at the check
 O_ROW = 557           # output row of this hand
-S_LEN = 560
+O_N2 = 560            # [seat] seven-pairs slots worth two tiles, over non-void kinds
+O_VOIDCNT = 564       # [seat] void-suit tiles held (0 until the void is declared)
+O_N1 = 568            # [seat] seven-pairs slots worth one tile, over non-void kinds
+O_QUADS = 572         # [seat] bit t set while the seat holds four of t concealed
+O_RDY = 576           # [seat] readiness hint of the concealed tiles: -1 unknown, 0 not ready, 1 maybe
+O_DRAW_RDY = 580      # [seat] readiness hint of the tiles before the seat's latest draw
+S_LEN = 584
 
 # -- outputs ----------------------------------------------------------------------------------
 (H_DEALER, H_EXCHANGE_DIR, H_END_REASON, H_TILES_LEFT, H_WINNERS, H_TURNS, H_NEXT_DEALER,
@@ -154,13 +161,42 @@ def _log(S, L, ev, a, b, c, d, e):
     return n
 
 
+POW5 = (1, 5, 25, 125, 625, 3125, 15625, 78125, 390625)
+
+
+@nb.njit(cache=True, inline="always")
+def _slots2(c):
+    """Seven-pairs slots worth two tiles that c copies of a kind offer (DESIGN.md)."""
+    return (c >= 2) + (c == 4)
+
+
 @nb.njit(cache=True)
 def _add(S, V, seat, t, n):
-    """Add n (may be negative) copies of t to a seat's concealed tiles, mirrored in its view."""
-    S[O_HAND + seat * 27 + t] += n
-    S[O_CODES + seat * 3 + t // 9] += n * 5 ** (t % 9)
+    """Add n (may be negative) copies of t to a seat's concealed tiles, mirrored in its view;
+    keeps the seat's suit codes, pair slots, void-tile count and four-of-a-kind mask current
+    and clears its readiness hint."""
+    h = O_HAND + seat * 27 + t
+    old = S[h]
+    new = old + n
+    S[h] = new
+    s = t // 9
+    d = n * POW5[t % 9]
+    S[O_CODES + seat * 3 + s] += d
+    if s == S[O_VOID + seat]:
+        S[O_VOIDCNT + seat] += n
+    else:
+        S[O_N2 + seat] += _slots2(new) - _slots2(old)
+        S[O_N1 + seat] += (new & 1) - (old & 1)
+    if new == 4:
+        S[O_QUADS + seat] |= np.int64(1) << t
+    elif old == 4:
+        S[O_QUADS + seat] &= ~(np.int64(1) << t)
+    S[O_RDY + seat] = -1
     V[seat, vw.V_HAND + t] += n
     V[seat, vw.V_VISIBLE + t] += n
+    V[seat, vw.V_CODES + s] += d
+    V[seat, vw.V_N2] = S[O_N2 + seat]
+    V[seat, vw.V_N1] = S[O_N1 + seat]
 
 
 @nb.njit(cache=True)
@@ -203,9 +239,66 @@ def _active_count(S):
     return n
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def _must_void(S, seat):
-    return holds_void(_hand(S, seat), S[O_VOID + seat])
+    return S[O_VOIDCNT + seat] > 0
+
+
+@nb.njit(cache=True)
+def _codes_without_void(S, seat):
+    void = S[O_VOID + seat]
+    c0 = S[O_CODES + seat * 3] if void != 0 else 0
+    c1 = S[O_CODES + seat * 3 + 1] if void != 1 else 0
+    c2 = S[O_CODES + seat * 3 + 2] if void != 2 else 0
+    return c0, c1, c2
+
+
+@nb.njit(cache=True)
+def _seat_wins(S, tab, seat, extra):
+    """Does the seat's concealed hand (plus tile ``extra`` if >= 0) win? Uses the incremental
+    suit codes and pair slots; the engine keeps 14 - 3k tiles in such a hand."""
+    void = S[O_VOID + seat]
+    if (extra >= 0 and extra // 9 == void) or S[O_VOIDCNT + seat] > 0:
+        return False
+    c0, c1, c2 = _codes_without_void(S, seat)
+    n2 = S[O_N2 + seat]
+    if extra >= 0:
+        s = extra // 9
+        d = POW5[extra % 9]
+        if s == 0:
+            c0 += d
+        elif s == 1:
+            c1 += d
+        else:
+            c2 += d
+        c = S[O_HAND + seat * 27 + extra]
+        n2 += _slots2(c + 1) - _slots2(c)
+    k = S[O_N_MELDS + seat]
+    if regular_shanten_codes(tab, c0, c1, c2, k) == -1:
+        return True
+    return k == 0 and n2 == 7
+
+
+@nb.njit(cache=True)
+def _ready_hint(S, tab, seat):
+    """1 if the seat's 13 - 3k concealed tiles may be ready (fast shanten <= 0, no void tile),
+    else 0; cached until its tiles change. Every hand that can win with one more tile passes,
+    so unready seats skip the win tests on each discard and draw."""
+    r = S[O_RDY + seat]
+    if r >= 0:
+        return r
+    r = 0
+    if S[O_VOIDCNT + seat] == 0:
+        c0, c1, c2 = _codes_without_void(S, seat)
+        k = S[O_N_MELDS + seat]
+        if regular_shanten_codes(tab, c0, c1, c2, k) <= 0:
+            r = 1
+        elif k == 0:
+            a = min(S[O_N2 + seat], 7)
+            if 13 - 2 * a - min(S[O_N1 + seat], 7 - a) <= 0:
+                r = 1
+    S[O_RDY + seat] = r
+    return r
 
 
 @nb.njit(cache=True)
@@ -430,14 +523,7 @@ def _can_win_on(S, tab, R, seat, t):
     """Could ``seat`` win with another seat's tile t (discard or robbed kong)?"""
     if S[O_PASSLOCK + seat]:
         return False
-    void = S[O_VOID + seat]
-    if t // 9 == void:
-        return False
-    hand = _hand(S, seat)
-    hand[t] += 1
-    ok = is_win(tab, hand, void, S[O_N_MELDS + seat])
-    hand[t] -= 1
-    return ok
+    return _ready_hint(S, tab, seat) == 1 and _seat_wins(S, tab, seat, t)
 
 
 # == the phases of a hand =====================================================================
@@ -446,7 +532,8 @@ def _can_win_on(S, tab, R, seat, t):
 @nb.njit(cache=True)
 def _reset(S, V, seed, g, dealer, scores0, flow):
     S[:] = 0
-    V[:, :] = 0
+    V[:, :vw.V_DISC_SEQ] = 0  # the discard sequence is read only up to V_N_DISCARDS
+    V[:, vw.V_SCRATCH:] = 0
     S[O_FRONT] = 53
     S[O_BACK] = 107
     S[O_DEALER] = dealer
@@ -458,21 +545,20 @@ def _reset(S, V, seed, g, dealer, scores0, flow):
         S[O_READY + s] = -1
         S[O_FIRST_WIN + s] = -1
         S[O_SCORE0 + s] = scores0[s]
-        v = V[s]
-        v[vw.V_ME] = s
-        v[vw.V_DEALER] = dealer
-        v[vw.V_HAND_INDEX] = g
-        v[vw.V_FLOW] = flow
-        v[vw.V_TILE] = -1
-        v[vw.V_FROM] = -1
+        V[s, vw.V_ME] = s
+        V[s, vw.V_DEALER] = dealer
+        V[s, vw.V_HAND_INDEX] = g
+        V[s, vw.V_FLOW] = flow
+        V[s, vw.V_TILE] = -1
+        V[s, vw.V_FROM] = -1
         key = stream_key(seed, g, STREAM_SEAT + s)
-        v[vw.V_RNG_KEY] = np.int64(key)
+        V[s, vw.V_RNG_KEY] = np.int64(key)
         for i in range(4):
-            v[vw.V_VOID + i] = -1
-            v[vw.V_SCORE + i] = scores0[i]
+            V[s, vw.V_VOID + i] = -1
+            V[s, vw.V_SCORE + i] = scores0[i]
         for i in range(3):
-            v[vw.V_PASSED + i] = -1
-            v[vw.V_RECEIVED + i] = -1
+            V[s, vw.V_PASSED + i] = -1
+            V[s, vw.V_RECEIVED + i] = -1
 
 
 @nb.njit(cache=True)
@@ -486,7 +572,7 @@ def _shuffle(S, seed, g, fixed_wall):
         S[O_WALL + i] = i // 4
     key = stream_key(seed, g, STREAM_WALL)
     for i in range(107, 0, -1):
-        j = below(stream_value(key, i), i + 1)
+        j = np.int64(((stream_value(key, i) >> np.uint64(32)) * np.uint64(i + 1)) >> np.uint64(32))
         tmp = S[O_WALL + i]
         S[O_WALL + i] = S[O_WALL + j]
         S[O_WALL + j] = tmp
@@ -567,16 +653,33 @@ def _choose_voids(S, V, L, tab, fns, script):
         S[O_VOID + seat] = ans
     for seat in range(4):
         _set_all(V, vw.V_VOID + seat, S[O_VOID + seat])
-    for seat in range(4):
-        V[seat, vw.V_MUST_VOID] = 1 if _must_void(S, seat) else 0
+        v = S[O_VOID + seat]
+        n = 0
+        n2 = 0
+        n1 = 0
+        for t in range(27):
+            c = S[O_HAND + seat * 27 + t]
+            if t // 9 == v:
+                n += c
+            else:
+                n2 += _slots2(c)
+                n1 += c & 1
+        S[O_VOIDCNT + seat] = n
+        S[O_N2 + seat] = n2
+        S[O_N1 + seat] = n1
+        S[O_RDY + seat] = -1
+        V[seat, vw.V_N2] = n2
+        V[seat, vw.V_N1] = n1
+        V[seat, vw.V_MUST_VOID] = 1 if n > 0 else 0
     if L.shape[0] > 0:
         _log(S, L, EV_VOID, S[O_VOID], S[O_VOID + 1], S[O_VOID + 2], S[O_VOID + 3], 0)
     return True
 
 
 @nb.njit(cache=True)
-def _draw(S, V, L, seat, replacement):
+def _draw(S, V, L, tab, seat, replacement):
     """A draw from the front, or a kong replacement from the back (RULES.md: tiles)."""
+    S[O_DRAW_RDY + seat] = _ready_hint(S, tab, seat)
     if replacement:
         t = S[O_WALL + S[O_BACK]]
         S[O_BACK] -= 1
@@ -643,17 +746,18 @@ def _kong_mask(S, tab, R, seat, drawn):
         return np.int64(0)
     if not R[R_KONG_WHILE_VOID] and _must_void(S, seat):
         return np.int64(0)
-    hand = _hand(S, seat)
     void = S[O_VOID + seat]
-    mask = np.int64(0)
+    quads = S[O_QUADS + seat]
     if S[O_LOCKED + seat]:
-        if drawn >= 0 and hand[drawn] == 4 and _locked_kong_keeps_waits(S, tab, seat, drawn):
-            mask |= np.int64(1) << drawn
-        return mask
-    for t in range(27):
-        if t // 9 == void:
-            continue
-        if hand[t] == 4 or (hand[t] >= 1 and _find_pung(S, seat, t) >= 0):
+        if drawn >= 0 and (quads >> drawn) & 1 and _locked_kong_keeps_waits(S, tab, seat, drawn):
+            return np.int64(1) << drawn
+        return np.int64(0)
+    mask = quads
+    if 0 <= void <= 2:
+        mask &= ~(np.int64(0x1FF) << (9 * void))
+    for i in range(S[O_N_MELDS + seat]):
+        t = S[O_MELD_TILE + seat * 4 + i]
+        if S[O_MELD_KIND + seat * 4 + i] == M_PUNG and S[O_HAND + seat * 27 + t] >= 1:
             mask |= np.int64(1) << t
     return mask
 
@@ -683,15 +787,13 @@ def _settle_on_tile(S, V, L, tab, R, win_out, pay_out, winners, n_win, tile, frm
     ctx = CTX_ROBBING_KONG if kind == WIN_ROBBING_KONG else 0
     if tiles_left(S) == 0:
         ctx |= CTX_LAST_TILE
-    hand_frm = _hand(S, frm)
     for i in range(n_win):
         seat = winners[i]
         _add(S, V, seat, tile, 1)
         if i == 0:
             if kind == WIN_ROBBING_KONG:
-                hand_frm[tile] -= 1
-                S[O_CODES + frm * 3 + tile // 9] -= 5 ** (tile % 9)
-                V[frm, vw.V_HAND + tile] -= 1
+                _add(S, V, frm, tile, -1)
+                V[frm, vw.V_VISIBLE + tile] += 1
                 _show(V, tile, 1, frm)
             else:
                 S[O_PILE + tile] -= 1
@@ -725,17 +827,18 @@ def _three_won(S, R):
 def _rob_window(S, V, L, tab, R, fns, script, win_out, pay_out, kong_seat, t, pats, winners):
     """Seats that can win on an added kong's tile may rob it (RULES.md: rulings, added kong).
     Returns the number of robbers, or -1 on an illegal answer."""
+    for i in range(4):
+        winners[i] = -1
     n_win = 0
     for i in range(1, 4):
         seat = (kong_seat + i) % 4
         if S[O_OUT + seat] or not _can_win_on(S, tab, R, seat, t):
             continue
-        v = V[seat]
-        v[vw.V_TILE] = t
-        v[vw.V_FROM] = kong_seat
-        v[vw.V_CAN_WIN] = 1
-        v[vw.V_CAN_PUNG] = 0
-        v[vw.V_CAN_KONG] = 0
+        V[seat, vw.V_TILE] = t
+        V[seat, vw.V_FROM] = kong_seat
+        V[seat, vw.V_CAN_WIN] = 1
+        V[seat, vw.V_CAN_PUNG] = 0
+        V[seat, vw.V_CAN_KONG] = 0
         ans = _ask(S, V, tab, fns, script, seat, Q_ROB)
         if ans == C_WIN:
             winners[n_win] = seat
@@ -798,6 +901,8 @@ def _claims(S, V, L, tab, R, fns, script, win_out, pay_out, frm, t, liability, p
     and cancel any pung/kong; after the last tile only a win. Returns (kind, seat): kind 0 none,
     1 wins, 2 pung, 3 kong; (-1, -1) on an illegal answer."""
     last = tiles_left(S) == 0
+    for i in range(4):
+        winners[i] = -1
     n_win = 0
     claim_seat = -1
     claim_kind = 0
@@ -806,22 +911,20 @@ def _claims(S, V, L, tab, R, fns, script, win_out, pay_out, frm, t, liability, p
         if S[O_OUT + seat]:
             continue
         void = S[O_VOID + seat]
-        hand = _hand(S, seat)
         can_win = _can_win_on(S, tab, R, seat, t)
         can_pung = False
         can_kong = False
-        if (not last and S[O_LOCKED + seat] == 0 and t // 9 != void and hand[t] >= 2
+        if (not last and S[O_LOCKED + seat] == 0 and t // 9 != void and S[O_HAND + seat * 27 + t] >= 2
                 and (R[R_CLAIM_WHILE_VOID] or not _must_void(S, seat))):
             can_pung = True
-            can_kong = hand[t] >= 3
+            can_kong = S[O_HAND + seat * 27 + t] >= 3
         if not (can_win or can_pung):
             continue
-        v = V[seat]
-        v[vw.V_TILE] = t
-        v[vw.V_FROM] = frm
-        v[vw.V_CAN_WIN] = 1 if can_win else 0
-        v[vw.V_CAN_PUNG] = 1 if can_pung else 0
-        v[vw.V_CAN_KONG] = 1 if can_kong else 0
+        V[seat, vw.V_TILE] = t
+        V[seat, vw.V_FROM] = frm
+        V[seat, vw.V_CAN_WIN] = 1 if can_win else 0
+        V[seat, vw.V_CAN_PUNG] = 1 if can_pung else 0
+        V[seat, vw.V_CAN_KONG] = 1 if can_kong else 0
         ans = _ask(S, V, tab, fns, script, seat, Q_CLAIM)
         if ans == C_WIN and can_win:
             winners[n_win] = seat
@@ -918,20 +1021,22 @@ def _wall_checks(S, V, L, tab, R, pay_out, pats):
 
 @nb.njit(cache=True)
 def _turn_options(S, V, tab, R, seat, drawn, phase):
-    v = V[seat]
-    hand = _hand(S, seat)
-    void = S[O_VOID + seat]
-    can_win = phase != PHASE_AFTER_PUNG and is_win(tab, hand, void, S[O_N_MELDS + seat])
+    if phase == PHASE_FIRST:
+        can_win = _seat_wins(S, tab, seat, -1)
+    elif phase == PHASE_AFTER_PUNG:
+        can_win = False
+    else:
+        can_win = S[O_DRAW_RDY + seat] == 1 and _seat_wins(S, tab, seat, -1)
     mask = _kong_mask(S, tab, R, seat, drawn)
-    v[vw.V_QUESTION] = Q_TURN
-    v[vw.V_TILE] = drawn
-    v[vw.V_FROM] = -1
-    v[vw.V_CAN_WIN] = 1 if can_win else 0
-    v[vw.V_CAN_PUNG] = 0
-    v[vw.V_CAN_KONG] = 0
-    v[vw.V_KONG_MASK] = mask
-    v[vw.V_MUST_VOID] = 1 if _must_void(S, seat) else 0
-    v[vw.V_AFTER_PUNG] = 1 if phase == PHASE_AFTER_PUNG else 0
+    V[seat, vw.V_QUESTION] = Q_TURN
+    V[seat, vw.V_TILE] = drawn
+    V[seat, vw.V_FROM] = -1
+    V[seat, vw.V_CAN_WIN] = 1 if can_win else 0
+    V[seat, vw.V_CAN_PUNG] = 0
+    V[seat, vw.V_CAN_KONG] = 0
+    V[seat, vw.V_KONG_MASK] = mask
+    V[seat, vw.V_MUST_VOID] = 1 if _must_void(S, seat) else 0
+    V[seat, vw.V_AFTER_PUNG] = 1 if phase == PHASE_AFTER_PUNG else 0
     return can_win, mask
 
 
@@ -976,47 +1081,45 @@ def _finish(S, V, L, tab, R, hand_out, seat_out, pay_out, reason, pats, check):
 @nb.njit(cache=True)
 def _write_rows(S, hand_out, seat_out, win_out):
     r = S[O_ROW]
-    h = hand_out[r]
-    h[H_DEALER] = S[O_DEALER]
-    h[H_EXCHANGE_DIR] = S[O_EXDIR]
-    h[H_END_REASON] = S[O_END_REASON]
-    h[H_TILES_LEFT] = tiles_left(S)
+    hand_out[r, H_DEALER] = S[O_DEALER]
+    hand_out[r, H_EXCHANGE_DIR] = S[O_EXDIR]
+    hand_out[r, H_END_REASON] = S[O_END_REASON]
+    hand_out[r, H_TILES_LEFT] = tiles_left(S)
     n = 0
     for s in range(4):
         if S[O_WINS + s] > 0:
             n += 1
-    h[H_WINNERS] = n
-    h[H_TURNS] = S[O_TURNS]
-    h[H_NEXT_DEALER] = S[O_NEXT_DEALER]
-    h[H_N_WINS] = S[O_N_WINS]
-    h[H_N_PAYMENTS] = S[O_N_PAY]
-    h[H_ERROR] = S[O_ERR]
-    h[H_ERR_SEAT] = S[O_ERR + 1]
-    h[H_ERR_QUESTION] = S[O_ERR + 2]
-    h[H_ERR_ANSWER] = S[O_ERR + 3]
-    h[H_N_EVENTS] = S[O_N_EV]
+    hand_out[r, H_WINNERS] = n
+    hand_out[r, H_TURNS] = S[O_TURNS]
+    hand_out[r, H_NEXT_DEALER] = S[O_NEXT_DEALER]
+    hand_out[r, H_N_WINS] = S[O_N_WINS]
+    hand_out[r, H_N_PAYMENTS] = S[O_N_PAY]
+    hand_out[r, H_ERROR] = S[O_ERR]
+    hand_out[r, H_ERR_SEAT] = S[O_ERR + 1]
+    hand_out[r, H_ERR_QUESTION] = S[O_ERR + 2]
+    hand_out[r, H_ERR_ANSWER] = S[O_ERR + 3]
+    hand_out[r, H_N_EVENTS] = S[O_N_EV]
     for s in range(4):
-        o = seat_out[r, s]
-        o[S_VOID] = S[O_VOID + s]
-        o[S_NET] = S[O_NET + s]
-        o[S_WINS] = S[O_WINS + s]
+        seat_out[r, s, S_VOID] = S[O_VOID + s]
+        seat_out[r, s, S_NET] = S[O_NET + s]
+        seat_out[r, s, S_WINS] = S[O_WINS + s]
         w = S[O_FIRST_WIN + s]
         if w >= 0 and w < win_out.shape[1]:
-            o[S_WIN_ORDER] = w + 1
-            o[S_WIN_KIND] = win_out[r, w, W_KIND]
-            o[S_FAN] = win_out[r, w, W_FAN]
-            o[S_BASE] = win_out[r, w, W_BASE]
+            seat_out[r, s, S_WIN_ORDER] = w + 1
+            seat_out[r, s, S_WIN_KIND] = win_out[r, w, W_KIND]
+            seat_out[r, s, S_FAN] = win_out[r, w, W_FAN]
+            seat_out[r, s, S_BASE] = win_out[r, w, W_BASE]
         else:
-            o[S_WIN_ORDER] = -1 if w < 0 else w + 1
-            o[S_WIN_KIND] = -1
-            o[S_FAN] = -1
-            o[S_BASE] = -1
-        o[S_PIG] = S[O_PIG + s]
-        o[S_READY] = S[O_READY + s]
-        o[S_KONGS] = S[O_SEAT_KONGS + s]
+            seat_out[r, s, S_WIN_ORDER] = -1 if w < 0 else w + 1
+            seat_out[r, s, S_WIN_KIND] = -1
+            seat_out[r, s, S_FAN] = -1
+            seat_out[r, s, S_BASE] = -1
+        seat_out[r, s, S_PIG] = S[O_PIG + s]
+        seat_out[r, s, S_READY] = S[O_READY + s]
+        seat_out[r, s, S_KONGS] = S[O_SEAT_KONGS + s]
         for i in range(6):
-            o[S_NET_WIN + i] = S[O_NET_REASON + s * 6 + i]
-        o[S_SCORE_BEFORE] = S[O_SCORE0 + s]
+            seat_out[r, s, S_NET_WIN + i] = S[O_NET_REASON + s * 6 + i]
+        seat_out[r, s, S_SCORE_BEFORE] = S[O_SCORE0 + s]
 
 
 @nb.njit(cache=True)
@@ -1044,10 +1147,10 @@ def play_hand(S, V, L, tab, R, fns, script, seed, g, dealer, scores0, fixed_wall
     while end < 0 and S[O_ERR] == ERR_NONE:
         drawn = -1
         if phase == PHASE_DRAW:
-            drawn = _draw(S, V, L, cur, False)
+            drawn = _draw(S, V, L, tab, cur, False)
             kong_turn = False
         elif phase == PHASE_REPLACEMENT:
-            drawn = _draw(S, V, L, cur, True)
+            drawn = _draw(S, V, L, tab, cur, True)
         else:
             kong_turn = False
         _check(S, check)
@@ -1107,7 +1210,7 @@ def play_hand(S, V, L, tab, R, fns, script, seed, g, dealer, scores0, fixed_wall
                     _declare_kong(S, V, L, R, pay_out, cur, t, KONG_CONCEALED, -1)
                 kong_turn = True
                 phase = PHASE_REPLACEMENT
-                drawn = _draw(S, V, L, cur, True)
+                drawn = _draw(S, V, L, tab, cur, True)
                 _check(S, check)
                 continue
             if not _legal_discard(S, V, cur, ans, drawn):
@@ -1159,8 +1262,6 @@ def play_hand(S, V, L, tab, R, fns, script, seed, g, dealer, scores0, fixed_wall
             else:
                 cur = next_active(S, cur)
                 phase = PHASE_DRAW
-            for i in range(4):
-                winners[i] = -1
             break
     if S[O_ERR] == ERR_NONE or S[O_ERR] == ERR_INVARIANT:
         if end >= 0:
@@ -1172,6 +1273,12 @@ def play_hand(S, V, L, tab, R, fns, script, seed, g, dealer, scores0, fixed_wall
 # == batches ==================================================================================
 
 BLOCK = 64
+
+
+@nb.njit(cache=True)
+def _keep_alive(S, V, L, pats, winners):
+    """A use of the scratch arrays after the loop, so their unowned views stay valid."""
+    S[0] += V[0, 0] * 0 + L.shape[0] * 0 + pats[0] * 0 + winners[0] * 0
 
 
 @nb.njit(cache=True)
@@ -1206,8 +1313,15 @@ def play_batch(tab, R, fns, seed, first, n_items, match_mode, check,
     n_blocks = (n_items + BLOCK - 1) // BLOCK
     script = np.zeros((4, 0, 3), np.int64)
     empty_wall = np.zeros(0, np.int64)
+    tab = unowned(tab)
+    R = unowned(R)
+    hand_out = unowned(hand_out)
+    seat_out = unowned(seat_out)
+    win_out = unowned(win_out)
+    pay_out = unowned(pay_out)
     for b in nb.prange(n_blocks):
-        S, V, L, pats, winners = _alloc_scratch()
+        S0, V0, L0, pats0, winners0 = _alloc_scratch()
+        S, V, L, pats, winners = unowned(S0), unowned(V0), unowned(L0), unowned(pats0), unowned(winners0)
         scores = np.zeros(4, np.int64)
         lo = b * BLOCK
         hi = min(lo + BLOCK, n_items)
@@ -1230,15 +1344,17 @@ def play_batch(tab, R, fns, seed, first, n_items, match_mode, check,
                 g = first + item
                 play_hand(S, V, L, tab, R, fns, script, seed, g, g % 4, scores, empty_wall, 0,
                           item, hand_out, seat_out, win_out, pay_out, pats, winners, check)
-
+        _keep_alive(S0, V0, L0, pats0, winners0)
 
 @nb.njit(SIG_TRACED, cache=True)
 def play_traced(tab, R, fns, script, seed, g, dealer, scores0, fixed_wall, fixed_dir, S, L,
                 hand_out, seat_out, win_out, pay_out, check):
     """One hand with its event log (for traces and scenarios); same code path as the batch.
     Leaves the hand's final state in S (the wall is ``S[O_WALL:O_WALL+108]``)."""
-    V = np.zeros((4, vw.VIEW_LEN), np.int64)
-    pats = np.zeros(N_PATTERNS, np.int64)
-    winners = np.full(4, -1, np.int64)
-    play_hand(S, V, L, tab, R, fns, script, seed, g, dealer, scores0, fixed_wall, fixed_dir, 0,
-              hand_out, seat_out, win_out, pay_out, pats, winners, check)
+    V0 = np.zeros((4, vw.VIEW_LEN), np.int64)
+    pats0 = np.zeros(N_PATTERNS, np.int64)
+    winners0 = np.full(4, -1, np.int64)
+    play_hand(unowned(S), unowned(V0), unowned(L), unowned(tab), unowned(R), fns, unowned(script), seed, g,
+              dealer, unowned(scores0), unowned(fixed_wall), fixed_dir, 0, unowned(hand_out), unowned(seat_out),
+              unowned(win_out), unowned(pay_out), unowned(pats0), unowned(winners0), check)
+    _keep_alive(S, V0, L, pats0, winners0)

@@ -37,6 +37,7 @@ CTX_HEAVENLY = 16
 CTX_EARTHLY = 32
 
 NO_VOID = 3  # "no void declared yet": a suit index that matches no tile
+POW5 = (1, 5, 25, 125, 625, 3125, 15625, 78125, 390625)
 
 
 @nb.njit(cache=True, inline="always")
@@ -135,17 +136,35 @@ def is_win(tab, hand, void, k):
 
 @nb.njit(cache=True)
 def waits_mask(tab, hand, void, k, meld_cnt):
-    """Bit t set when hand + t wins; never a tile the seat holds all four of (hand and sets)."""
+    """Bit t set when hand + t wins; never a tile the seat holds all four of (hand and sets).
+
+    Suit codes are computed once and one suit adjusted per candidate; a hand more than one
+    tile from ready (one lookup) has no waits, so most calls end early."""
     if holds_void(hand, void):
+        return np.int64(0)
+    c0 = suit_code(hand, 0) if void != 0 else 0
+    c1 = suit_code(hand, 1) if void != 1 else 0
+    c2 = suit_code(hand, 2) if void != 2 else 0
+    odd = 0
+    if k == 0:
+        for t in range(27):
+            odd += hand[t] & 1
+    if regular_shanten_codes(tab, c0, c1, c2, k) > 0 and not (k == 0 and seven_pairs_shanten(hand, void) <= 0):
         return np.int64(0)
     mask = np.int64(0)
     for t in range(27):
-        if t // 9 == void or hand[t] + meld_cnt[t] >= 4:
+        s = t // 9
+        if s == void or hand[t] + meld_cnt[t] >= 4:
             continue
-        hand[t] += 1
-        if is_win(tab, hand, void, k):
+        d = POW5[t % 9]
+        if s == 0:
+            sh = regular_shanten_codes(tab, c0 + d, c1, c2, k)
+        elif s == 1:
+            sh = regular_shanten_codes(tab, c0, c1 + d, c2, k)
+        else:
+            sh = regular_shanten_codes(tab, c0, c1, c2 + d, k)
+        if sh == -1 or (k == 0 and odd == 1 and hand[t] & 1):
             mask |= np.int64(1) << t
-        hand[t] -= 1
     return mask
 
 

@@ -14,7 +14,7 @@ import numpy as np
 
 from simcore.evaluate import regular_shanten_codes, shanten, waits_mask  # noqa: F401  (re-exported)
 from simcore.view import *  # noqa: F401,F403  (the contract is part of this API)
-from simcore.view import V_HAND, V_ME, V_N_MELDS, V_VISIBLE, V_VOID
+from simcore.view import V_CODES, V_HAND, V_ME, V_N1, V_N2, V_N_MELDS, V_VISIBLE, V_VOID
 
 POW5 = (1, 5, 25, 125, 625, 3125, 15625, 78125, 390625)
 
@@ -46,19 +46,9 @@ def hand_of(view):
 def suit_codes(view):
     """Base-5 codes of the seat's three suits, the void suit's set to 0 (DESIGN.md)."""
     void = my_void(view)
-    c0 = 0
-    c1 = 0
-    c2 = 0
-    for r in range(8, -1, -1):
-        c0 = c0 * 5 + view[V_HAND + r]
-        c1 = c1 * 5 + view[V_HAND + 9 + r]
-        c2 = c2 * 5 + view[V_HAND + 18 + r]
-    if void == 0:
-        c0 = 0
-    elif void == 1:
-        c1 = 0
-    elif void == 2:
-        c2 = 0
+    c0 = view[V_CODES] if void != 0 else 0
+    c1 = view[V_CODES + 1] if void != 1 else 0
+    c2 = view[V_CODES + 2] if void != 2 else 0
     return c0, c1, c2
 
 
@@ -76,18 +66,10 @@ def _pair_slots(c):
     return 0, 0
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def pair_slots(view):
     """(n2, n1) over non-void kinds, for seven-pairs shanten ``13 - 2a - b``."""
-    void = my_void(view)
-    n2 = 0
-    n1 = 0
-    for t in range(27):
-        if t // 9 != void:
-            a, b = _pair_slots(view[V_HAND + t])
-            n2 += a
-            n1 += b
-    return n2, n1
+    return view[V_N2], view[V_N1]
 
 
 @nb.njit(cache=True, inline="always")
