@@ -183,6 +183,115 @@ def rules_cmd(spec, rules_spec, sets, as_json, as_toml):
         click.echo(rules_table(rules))
 
 
+# -- seats and hands --------------------------------------------------------------------------
+
+SEATS_HELP = (
+    "Seats' strategies: PLAY[+exchange=POLICY][+void=POLICY] for all four seats, or four such specs "
+    "separated by commas (seat 0 first). Each part is a built-in (`sichuan strategies` lists them) or "
+    "path/to/file.py:function. [default: efficient]"
+)
+
+
+def seats_option(f):
+    return click.option("--seats", "seats_spec", default=None, metavar="SPEC", help=SEATS_HELP)(f)
+
+
+def resolve_seats(spec):
+    """Seat spec -> (SeatSpec list, the engine's function tuple); errors as one line."""
+    from strategies.registry import StrategyError, parse_seats, seat_functions
+
+    try:
+        seats = parse_seats(spec)
+        return seats, seat_functions(seats)
+    except StrategyError as exc:
+        raise CliError(_one_line(exc)) from None
+
+
+def parse_hand_range(text: str) -> range:
+    """``N`` or ``A-B`` (inclusive) -> a range of hand indices."""
+    t = text.strip()
+    try:
+        if "-" in t:
+            a, b = (int(x) for x in t.split("-", 1))
+        else:
+            a = b = int(t)
+    except ValueError:
+        raise CliError(f"--hand {text!r}: expected N or A-B, e.g. --hand 7 or --hand 0-9") from None
+    if a < 0 or b < a:
+        raise CliError(f"--hand {text!r}: need 0 <= A <= B")
+    if b - a >= 10000:
+        raise CliError(f"--hand {text!r}: at most 10000 hands at once")
+    return range(a, b + 1)
+
+
+@main.command("trace")
+@click.argument("run_dir", required=False, type=click.Path(file_okay=False))
+@rules_options
+@click.option("--seed", type=click.IntRange(min=0), default=None, help="Run seed [default: 0].")
+@click.option("--hand", "hands", required=True, metavar="N|A-B", help="Hand index, or an inclusive range.")
+@seats_option
+@click.option("--format", "fmt", type=click.Choice(["json", "text"]), default="json", show_default=True,
+              help="json: TRACE.md's JSON Lines; text: one readable line per event.")
+def trace_cmd(run_dir, rules_spec, sets, seed, hands, seats_spec, fmt):
+    """Replay hands and print every event (shared/TRACE.md).
+
+    Without RUN_DIR, hands are independent hands of the given rules, seats and seed: hand N is
+    dealt by seat N mod 4 and its wall depends only on (seed, N). With RUN_DIR, the hands of
+    that run are replayed with its own rules, seats and seed, and equal its Parquet rows.
+
+    \b
+    Examples:
+        sichuan trace --seed 7 --hand 3 --format text
+        sichuan trace --rules flow --seats greedy --seed 1 --hand 0-2
+        sichuan trace runs/demo --hand 12345
+    """
+    from simcore.trace import to_jsonl, to_text, trace_hand
+
+    if run_dir is not None:
+        from simcore.runs import traced_hands_of_run
+
+        try:
+            traced = traced_hands_of_run(run_dir, parse_hand_range(hands), rules_spec=rules_spec, sets=sets,
+                                         seed=seed, seats_spec=seats_spec)
+        except (ValueError, OSError) as exc:
+            raise CliError(_one_line(exc)) from None
+    else:
+        rules = resolve_rules(rules_spec, sets)
+        seats, fns = resolve_seats(seats_spec)
+        names = [s.canonical for s in seats]
+        seed = 0 if seed is None else seed
+        traced = [trace_hand(rules, fns, names, seed, g) for g in parse_hand_range(hands)]
+    for hand in traced:
+        err = hand.error_message()
+        if err:
+            raise CliError(err)
+        click.echo(to_text(hand.events) if fmt == "text" else to_jsonl(hand.events))
+
+
+@main.command("strategies")
+@click.option("--check", "check_spec", default=None, metavar="SPEC",
+              help="Run the conformance check on a seat spec: legal answers in 10,000 situations from real play.")
+@click.option("--situations", default=10000, show_default=True, type=click.IntRange(min=1),
+              help="Situations for --check.")
+def strategies_cmd(check_spec, situations):
+    """List the built-in strategies, or check one (--check SPEC)."""
+    from strategies.registry import describe_builtins
+
+    if check_spec is None:
+        click.echo(describe_builtins())
+        return
+    from strategies.conformance import check_spec as run_check
+
+    seats, fns = resolve_seats(check_spec)
+    try:
+        report = run_check(check_spec, situations=situations)
+    except ValueError as exc:
+        raise CliError(_one_line(exc)) from None
+    click.echo(report.summary())
+    if not report.ok:
+        raise CliError(report.first_failure())
+
+
 __all__ = [
     "main",
     "CliError",

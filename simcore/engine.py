@@ -170,7 +170,7 @@ def _slots2(c):
     return (c >= 2) + (c == 4)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def _add(S, V, seat, t, n):
     """Add n (may be negative) copies of t to a seat's concealed tiles, mirrored in its view;
     keeps the seat's suit codes, pair slots, void-tile count and four-of-a-kind mask current
@@ -199,7 +199,7 @@ def _add(S, V, seat, t, n):
     V[seat, vw.V_N1] = S[O_N1 + seat]
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def _show(V, t, n, except_seat):
     """n more copies of t become visible to every seat but one."""
     for v in range(4):
@@ -207,20 +207,20 @@ def _show(V, t, n, except_seat):
             V[v, vw.V_VISIBLE + t] += n
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def _set_all(V, slot, value):
     for v in range(4):
         V[v, slot] = value
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def _wall_left_to_views(S, V):
     left = tiles_left(S)
     for v in range(4):
         V[v, vw.V_WALL_LEFT] = left
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def next_active(S, seat):
     """The first seat after ``seat`` in turn order that is still playing (RULES.md: turn order)."""
     for i in range(1, 4):
@@ -244,7 +244,7 @@ def _must_void(S, seat):
     return S[O_VOIDCNT + seat] > 0
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def _codes_without_void(S, seat):
     void = S[O_VOID + seat]
     c0 = S[O_CODES + seat * 3] if void != 0 else 0
@@ -253,7 +253,7 @@ def _codes_without_void(S, seat):
     return c0, c1, c2
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def _seat_wins(S, tab, seat, extra):
     """Does the seat's concealed hand (plus tile ``extra`` if >= 0) win? Uses the incremental
     suit codes and pair slots; the engine keeps 14 - 3k tiles in such a hand."""
@@ -279,7 +279,7 @@ def _seat_wins(S, tab, seat, extra):
     return k == 0 and n2 == 7
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def _ready_hint(S, tab, seat):
     """1 if the seat's 13 - 3k concealed tiles may be ready (fast shanten <= 0, no void tile),
     else 0; cached until its tiles change. Every hand that can win with one more tile passes,
@@ -301,7 +301,7 @@ def _ready_hint(S, tab, seat):
     return r
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def _error(S, kind, seat, q, answer):
     if S[O_ERR] == ERR_NONE:
         S[O_ERR] = kind
@@ -328,7 +328,7 @@ def check_tiles(S):
     return True
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def _check(S, check):
     if check and not check_tiles(S):
         _error(S, ERR_INVARIANT, -1, -1, INV_TILES)
@@ -363,7 +363,7 @@ def _pay(S, V, L, pay_out, payer, payee, amount, reason):
         _log(S, L, EV_PAYMENT, payer, payee, amount, reason, 0)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def _liable(S, R, seat, other):
     """Is ``other`` liable for ``seat``'s self-draw or kong? Battle: seats still in the hand;
     flow: all three others (RULES.md: options, "Liable")."""
@@ -495,7 +495,7 @@ def _first_hand_tile_to_set_aside(S, tab, R, seat, pats):
 # == asking the strategies ====================================================================
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def _ask(S, V, tab, fns, script, seat, q):
     """Ask a seat's strategy (or the scenario script, when it has an entry for this question)."""
     V[seat, vw.V_QUESTION] = q
@@ -509,7 +509,7 @@ def _ask(S, V, tab, fns, script, seat, q):
     return f(q, V[seat], tab)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def _script_forced(S, script, seat, q, ans):
     """A move the engine makes without asking (a locked seat's only discard) consumes a
     scenario script entry that scripts exactly that move."""
@@ -518,7 +518,7 @@ def _script_forced(S, script, seat, q, ans):
         S[O_SCRIPT_POS + seat] = pos + 1
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def _can_win_on(S, tab, R, seat, t):
     """Could ``seat`` win with another seat's tile t (discard or robbed kong)?"""
     if S[O_PASSLOCK + seat]:
@@ -676,7 +676,7 @@ def _choose_voids(S, V, L, tab, fns, script):
     return True
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def _draw(S, V, L, tab, seat, replacement):
     """A draw from the front, or a kong replacement from the back (RULES.md: tiles)."""
     S[O_DRAW_RDY + seat] = _ready_hint(S, tab, seat)
@@ -697,7 +697,7 @@ def _draw(S, V, L, tab, seat, replacement):
     return t
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def _find_pung(S, seat, t):
     for i in range(S[O_N_MELDS + seat]):
         if S[O_MELD_KIND + seat * 4 + i] == M_PUNG and S[O_MELD_TILE + seat * 4 + i] == t:
@@ -737,7 +737,7 @@ def _locked_kong_keeps_waits(S, tab, seat, t):
     return before == after
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def _kong_mask(S, tab, R, seat, drawn):
     """Kongs the seat may declare on its turn (RULES.md: rulings, kongs): a tile left for the
     replacement; not while holding void tiles unless ``kong_while_void``; never of the void
@@ -1019,7 +1019,7 @@ def _wall_checks(S, V, L, tab, R, pay_out, pats):
                 _pay(S, V, L, pay_out, p, q, S[O_KONG_RECV + p * 4 + q], REASON_REFUND)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def _turn_options(S, V, tab, R, seat, drawn, phase):
     if phase == PHASE_FIRST:
         can_win = _seat_wins(S, tab, seat, -1)
@@ -1040,7 +1040,7 @@ def _turn_options(S, V, tab, R, seat, drawn, phase):
     return can_win, mask
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def _legal_discard(S, V, seat, t, drawn):
     if t < 0 or t >= 27 or S[O_HAND + seat * 27 + t] <= 0:
         return False

@@ -33,9 +33,22 @@ class TracedHand:
     state: np.ndarray
     script_left: list = field(default_factory=list)
 
+    strategies: list = field(default_factory=list)
+    seed: int = 0
+    index: int = 0
+
     @property
     def net(self) -> list[int]:
         return [int(x) for x in self.seat[0, :, E.S_NET]]
+
+    def error_message(self, hint: str | None = None) -> str | None:
+        """None if the hand played through; else the one-line description of what stopped it."""
+        if int(self.hand[0, E.H_ERROR]) == E.ERR_NONE:
+            return None
+        from .batch import describe_error
+
+        names = self.strategies or [f"seat {s}" for s in range(4)]
+        return describe_error(self.hand[0], self.index, names, hint or f"sichuan trace --seed {self.seed} --hand {self.index}")
 
 
 def _tiles(counts) -> list[str]:
@@ -147,7 +160,7 @@ def trace_hand(rules: RuleSet, fns: tuple, strategies: list[str], seed: int, g: 
     scores0 = [0, 0, 0, 0] if scores is None else [int(x) for x in scores]
     S, L, hand, seat, win, pay = run_traced(rules, fns, seed, g, dealer, scores0, **kw)
     events = events_from_log(rules, strategies, seed, g, dealer, scores0, S, L, hand, seat, match, hand_in_match)
-    return TracedHand(events, hand, seat, win, pay, S)
+    return TracedHand(events, hand, seat, win, pay, S, strategies=list(strategies), seed=seed, index=g)
 
 
 def to_jsonl(events) -> str:

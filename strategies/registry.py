@@ -169,6 +169,25 @@ def load_user(name: str):
     return disp
 
 
+def _first_line(fn) -> str:
+    doc = getattr(fn, "__doc__", None) or getattr(getattr(fn, "py_func", None), "__doc__", None) or ""
+    return doc.strip().splitlines()[0] if doc.strip() else ""
+
+
+def describe_builtins() -> str:
+    """One line per built-in strategy, grouped by kind, defaults marked."""
+    defaults = {"play": DEFAULT_PLAY, "exchange": DEFAULT_EXCHANGE, "void": DEFAULT_VOID}
+    lines = []
+    for kind, table in KINDS.items():
+        lines.append(f"{kind}:")
+        width = max(len(n) for n in table)
+        for name, fn in table.items():
+            mark = " (default)" if name == defaults[kind] else ""
+            lines.append(f"  {name:<{width}}  {_first_line(fn)}{mark}")
+    lines.append("A seat spec is PLAY[+exchange=POLICY][+void=POLICY]; any part may be path/to/file.py:function.")
+    return "\n".join(lines)
+
+
 def resolve(kind: str, name: str):
     if _is_user(name):
         return load_user(name)
