@@ -1,12 +1,16 @@
 """The jitted engine: one hand from (rules, four seats' strategies, seed, hand index), and a
 batch of hands or matches over ``prange``.
 
-RULES.md is the specification; comments cite its sections. All state of a hand lives in one
-flat int64 array ``S`` (offsets ``O_*``) plus the four seats' views ``V`` (``simcore.view``),
-allocated once per block of hands, so playing a hand allocates nothing. Results go to
-fixed-width output arrays (per hand, per seat, per win, per payment); a trace log ``L`` is
-filled only when it has rows (``sichuan trace`` and scenario tests), so traces come from the
-very code that plays the batch.
+RULES.md is the specification; comments cite its sections.
+
+Everything a hand needs lives in one flat int64 array ``S``: a header (offsets of the
+variable regions, the rules, the hand's seed and index), the hand's state (``O_*``), the four
+seats' views (``simcore.view``), buffers for its wins and payments, a scenario script and,
+when tracing, the event log. Helpers take ``(S, tab, ...)``: with one array per call numba's
+calls stay cheap and LLVM inlines the small ones (we measured the engine spending most of
+its time passing six to nine arrays per call). ``S`` is allocated once per block of hands,
+so playing a hand allocates nothing. Constants passed to helpers are ``np.int64`` so numba
+does not compile one copy of a helper per literal value.
 
 Rulings we chose where RULES.md leaves room (also in the issue notes):
 - a seat that just punged may declare a kong (concealed or added) before its discard, as the
@@ -27,65 +31,84 @@ from .evaluate import (
 from .nrt import unowned
 from .rng import STREAM_DIRECTION, STREAM_SEAT, STREAM_WALL, below, stream_key, stream_value
 from .rules import (
-    PIG_PAYS_NON_PIGS, PIG_PAYS_REMAINING, R_CLAIM_WHILE_VOID, R_EXCHANGE, R_FLOW, R_KONG_DISCARD_LIABILITY,
-    R_KONG_PAY_ADDED, R_KONG_PAY_CONCEALED, R_KONG_PAY_EXPOSED, R_KONG_REFUND, R_KONG_WHILE_VOID,
-    R_PASSED_WIN_LOCK, R_PIG_PAYS, R_PIG_PAYS_READY_CHECK, R_PIG_PENALTY, R_READY_CHECK,
-    R_SELF_DRAW_BONUS,
+    N_RULE_FIELDS, PIG_PAYS_NON_PIGS, PIG_PAYS_REMAINING, R_CLAIM_WHILE_VOID, R_EXCHANGE, R_FLOW,
+    R_HANDS_PER_MATCH, R_KONG_DISCARD_LIABILITY, R_KONG_PAY_ADDED, R_KONG_PAY_CONCEALED, R_KONG_PAY_EXPOSED,
+    R_KONG_REFUND, R_KONG_WHILE_VOID, R_PASSED_WIN_LOCK, R_PIG_PAYS, R_PIG_PAYS_READY_CHECK, R_PIG_PENALTY,
+    R_READY_CHECK, R_SELF_DRAW_BONUS, R_START_POINTS,
 )
 from .view import (
-    A_KONG, A_WIN, C_KONG, C_PASS, C_PUNG, C_WIN, M_KONG_ADDED, M_KONG_CONCEALED, M_KONG_EXPOSED,
-    M_PUNG, Q_CLAIM, Q_EXCHANGE, Q_ROB, Q_TURN, Q_VOID,
+    A_KONG, A_WIN, C_KONG, C_PASS, C_PUNG, C_WIN, M_KONG_ADDED, M_KONG_CONCEALED, M_KONG_EXPOSED, M_PUNG,
+    Q_CLAIM, Q_EXCHANGE, Q_ROB, Q_TURN, Q_VOID, VIEW_LEN,
 )
 
-# -- state offsets ----------------------------------------------------------------------------
-O_WALL = 0            # 108 tiles in shuffled order
-O_HAND = 108          # [seat*27 + t] concealed counts
-O_CODES = 216         # [seat*3 + suit] base-5 suit codes of the concealed tiles
-O_MELD_KIND = 228     # [seat*4 + i]
-O_MELD_TILE = 244     # [seat*4 + i]
-O_N_MELDS = 260       # [seat]
-O_MELD_CNT = 264      # [seat*27 + t] tiles in declared sets
-O_N_KONGS = 372       # [seat] kongs among the declared sets
-O_PILE = 376          # [t] tiles lying in discard piles
-O_ASIDE = 403         # [t] winning tiles set aside
-O_VOID = 430          # [seat]
-O_WINS = 434          # [seat] wins this hand
-O_OUT = 438           # [seat] left the hand (battle)
-O_LOCKED = 442        # [seat] blood-flow lock
-O_PASSLOCK = 446      # [seat] passed-win lock (until the seat's next draw)
-O_DRAWS = 450         # [seat] draws this hand
-O_KONG_RECV = 454     # [payee*4 + payer] kong income, for refunds
-O_NET = 470           # [seat]
-O_NET_REASON = 474    # [seat*6 + reason]
-O_SCORE0 = 498        # [seat] scores before the hand
-O_PIG = 502           # [seat] -1 not checked, 0/1
-O_READY = 506         # [seat] -1 not checked, 0/1
-O_BEST = 510          # [seat] ready value at the check
-O_FIRST_WIN = 514     # [seat] index of the seat's first win, -1
-O_SCRIPT_POS = 518    # [seat]
-O_FRONT = 522         # next wall index to draw from the front
-O_BACK = 523          # next wall index to draw from the back (replacements)
-O_N_WINS = 524
-O_N_PAY = 525
-O_N_EV = 526
-O_TURNS = 527
-O_CLEAN = 528         # no pung, kong or win yet (earthly hand)
-O_ERR = 529           # error kind, seat, question, answer
-O_PASSED = 533        # [seat*3 + i] tiles passed in the exchange
-O_EXDIR = 545
-O_NEXT_DEALER = 546
-O_DEALER = 547
-O_SEAT_KONGS = 548    # [seat] kongs declared (and not robbed)
-O_END_REASON = 552
-O_WAITS = 553         # [seat] waits mask at the check
-O_ROW = 557           # output row of this hand
-O_N2 = 560            # [seat] seven-pairs slots worth two tiles, over non-void kinds
-O_VOIDCNT = 564       # [seat] void-suit tiles held (0 until the void is declared)
-O_N1 = 568            # [seat] seven-pairs slots worth one tile, over non-void kinds
-O_QUADS = 572         # [seat] bit t set while the seat holds four of t concealed
-O_RDY = 576           # [seat] readiness hint of the concealed tiles: -1 unknown, 0 not ready, 1 maybe
-O_DRAW_RDY = 580      # [seat] readiness hint of the tiles before the seat's latest draw
-S_LEN = 584
+I64 = np.int64
+ZERO, ONE, MINUS_ONE = I64(0), I64(1), I64(-1)
+NO = np.bool_(False)
+
+# -- header (kept across hands) ---------------------------------------------------------------
+O_OFF_WBUF, O_OFF_PBUF, O_OFF_SCRIPT, O_OFF_LOG = 0, 1, 2, 3   # offsets of the variable regions
+O_WCAP, O_PCAP, O_SCRIPT_LEN, O_LOG_CAP = 4, 5, 6, 7          # their capacities
+O_CHECK = 8           # 1: check invariants after every step
+O_SEED = 9
+O_G = 10              # global hand index
+O_REVEALED_ROWS = 11  # bit s: seat s's revealed row in every view must be cleared next hand
+O_RULES = 16          # the rule set (``RuleSet.to_array``), N_RULE_FIELDS slots
+O_PATS = O_RULES + 32 # scratch: a win's patterns
+O_WINNERS = O_PATS + 16  # scratch: the seats winning on one tile
+O_STATE = O_WINNERS + 8
+
+# -- per-hand state (zeroed at the start of every hand) ---------------------------------------
+O_WALL = O_STATE          # 108 tiles in shuffled order
+O_HAND = O_WALL + 108     # [seat*27 + t] concealed counts
+O_CODES = O_HAND + 108    # [seat*3 + suit] base-5 suit codes of the concealed tiles
+O_MELD_KIND = O_CODES + 12     # [seat*4 + i]
+O_MELD_TILE = O_MELD_KIND + 16  # [seat*4 + i]
+O_N_MELDS = O_MELD_TILE + 16   # [seat]
+O_MELD_CNT = O_N_MELDS + 4     # [seat*27 + t] tiles in declared sets
+O_N_KONGS = O_MELD_CNT + 108   # [seat] kongs among the declared sets
+O_PILE = O_N_KONGS + 4         # [t] tiles lying in discard piles
+O_ASIDE = O_PILE + 27          # [t] winning tiles set aside
+O_VOID = O_ASIDE + 27          # [seat]
+O_WINS = O_VOID + 4            # [seat] wins this hand
+O_OUT = O_WINS + 4             # [seat] left the hand (battle)
+O_LOCKED = O_OUT + 4           # [seat] blood-flow lock
+O_PASSLOCK = O_LOCKED + 4      # [seat] passed-win lock (until the seat's next draw)
+O_DRAWS = O_PASSLOCK + 4       # [seat] draws this hand
+O_KONG_RECV = O_DRAWS + 4      # [payee*4 + payer] kong income, for refunds
+O_NET = O_KONG_RECV + 16       # [seat]
+O_NET_REASON = O_NET + 4       # [seat*6 + reason]
+O_SCORE0 = O_NET_REASON + 24   # [seat] scores before the hand
+O_PIG = O_SCORE0 + 4           # [seat] -1 not checked, 0/1
+O_READY = O_PIG + 4            # [seat] -1 not checked, 0/1
+O_BEST = O_READY + 4           # [seat] ready value at the check
+O_FIRST_WIN = O_BEST + 4       # [seat] index of the seat's first win, -1
+O_SCRIPT_POS = O_FIRST_WIN + 4  # [seat]
+O_PASSED = O_SCRIPT_POS + 4    # [seat*3 + i] tiles passed in the exchange
+O_SEAT_KONGS = O_PASSED + 12   # [seat] kongs declared (and not robbed)
+O_WAITS = O_SEAT_KONGS + 4     # [seat] waits mask at the check
+O_N2 = O_WAITS + 4             # [seat] seven-pairs slots worth two tiles, over non-void kinds
+O_N1 = O_N2 + 4                # [seat] seven-pairs slots worth one tile, over non-void kinds
+O_VOIDCNT = O_N1 + 4           # [seat] void-suit tiles held (0 until the void is declared)
+O_QUADS = O_VOIDCNT + 4        # [seat] bit t set while the seat holds four of t concealed
+O_RDY = O_QUADS + 4            # [seat] readiness hint: -1 unknown, 0 not ready, 1 maybe
+O_DRAW_RDY = O_RDY + 4         # [seat] readiness hint of the tiles before the seat's latest draw
+O_FRONT = O_DRAW_RDY + 4       # next wall index to draw from the front
+O_BACK = O_FRONT + 1           # next wall index to draw from the back (replacements)
+O_N_WINS = O_BACK + 1
+O_N_PAY = O_N_WINS + 1
+O_N_EV = O_N_PAY + 1
+O_TURNS = O_N_EV + 1
+O_CLEAN = O_TURNS + 1          # no pung, kong or win yet (earthly hand)
+O_ERR = O_CLEAN + 1            # error kind, seat, question, answer
+O_EXDIR = O_ERR + 4
+O_NEXT_DEALER = O_EXDIR + 1
+O_DEALER = O_NEXT_DEALER + 1
+O_END_REASON = O_DEALER + 1
+O_STATE_END = O_END_REASON + 1
+
+# -- the four views, then the variable regions ------------------------------------------------
+O_VIEWS = O_STATE_END          # seat s's view is S[O_VIEWS + s*VIEW_LEN : ...+VIEW_LEN]
+O_FIXED_END = O_VIEWS + 4 * VIEW_LEN
 
 # -- outputs ----------------------------------------------------------------------------------
 (H_DEALER, H_EXCHANGE_DIR, H_END_REASON, H_TILES_LEFT, H_WINNERS, H_TURNS, H_NEXT_DEALER,
@@ -100,46 +123,80 @@ N_WIN_FIELDS = W_PATTERNS + N_PATTERNS
 (P_PAYER, P_PAYEE, P_AMOUNT, P_REASON) = range(4)
 N_PAY_FIELDS = 4
 
-REASON_WIN, REASON_KONG, REASON_PIG, REASON_NOT_READY, REASON_REFUND, REASON_LIABILITY = range(6)
+REASON_WIN, REASON_KONG, REASON_PIG, REASON_NOT_READY, REASON_REFUND, REASON_LIABILITY = (I64(i) for i in range(6))
 REASONS = ("win", "kong", "flower_pig", "not_ready", "kong_refund", "kong_discard_liability")
-WIN_SELF_DRAW, WIN_DISCARD, WIN_KONG_REPLACEMENT, WIN_ROBBING_KONG = range(4)
+WIN_SELF_DRAW, WIN_DISCARD, WIN_KONG_REPLACEMENT, WIN_ROBBING_KONG = (I64(i) for i in range(4))
 WIN_KINDS = ("self_draw", "discard", "kong_replacement", "robbing_kong")
-END_THREE_WON, END_WALL_EXHAUSTED = range(2)
+END_THREE_WON, END_WALL_EXHAUSTED = I64(0), I64(1)
 END_REASONS = ("three_won", "wall_exhausted")
-KONG_CONCEALED, KONG_EXPOSED, KONG_ADDED = range(3)
+KONG_CONCEALED, KONG_EXPOSED, KONG_ADDED = (I64(i) for i in range(3))
 KONG_KINDS = ("concealed", "exposed", "added")
-CHOSE_PASS, CHOSE_PUNG, CHOSE_KONG = range(3)
+CHOSE_PASS, CHOSE_PUNG, CHOSE_KONG = (I64(i) for i in range(3))
 CHOSE = ("pass", "pung", "kong")
 
-ERR_NONE, ERR_ILLEGAL, ERR_INVARIANT, ERR_SCRIPT = range(4)
+ERR_NONE, ERR_ILLEGAL, ERR_INVARIANT = (I64(i) for i in range(3))
 # invariant codes (H_ERR_ANSWER when H_ERROR == ERR_INVARIANT)
-INV_TILES, INV_VOID_DISCARD, INV_VOID_WIN, INV_PAYMENTS, INV_ZERO_SUM = range(1, 6)
-INVARIANTS = {INV_TILES: "108 tiles accounted for", INV_VOID_DISCARD: "no discard outside the void suit while holding it",
-              INV_VOID_WIN: "no win while holding the void suit", INV_PAYMENTS: "payments add up to net",
-              INV_ZERO_SUM: "every hand sums to zero"}
+INV_TILES, INV_VOID_DISCARD, INV_VOID_WIN, INV_PAYMENTS, INV_ZERO_SUM = (I64(i) for i in range(1, 6))
+INVARIANTS = {1: "108 tiles accounted for", 2: "no discard outside the void suit while holding it",
+              3: "no win while holding the void suit", 4: "payments add up to net", 5: "every hand sums to zero"}
 
 # -- trace log --------------------------------------------------------------------------------
 (EV_DRAW, EV_DISCARD, EV_PUNG, EV_KONG, EV_PASS_WIN, EV_WIN, EV_PAYMENT, EV_CHECK, EV_END,
- EV_EXCHANGE, EV_VOID) = range(1, 12)
+ EV_EXCHANGE, EV_VOID) = (I64(i) for i in range(1, 12))
 LOG_WIDTH = 64
-LW_HAND = 30          # win rows: the winner's concealed tiles (27 counts) from this column
-LW_MELDS = 18         # win rows: meld kinds 18..21, meld tiles 22..25
 LW_PATS = 7           # win rows: patterns 7..17
+LW_MELDS = 18         # win rows: meld kinds 18..21, meld tiles 22..25
+LW_HAND = 30          # win rows: the winner's concealed tiles (27 counts), then base, tiles left, melds
 
-PHASE_FIRST, PHASE_DRAW, PHASE_REPLACEMENT, PHASE_AFTER_PUNG = range(4)
+PHASE_FIRST, PHASE_DRAW, PHASE_REPLACEMENT, PHASE_AFTER_PUNG = (I64(i) for i in range(4))
+POW5 = (1, 5, 25, 125, 625, 3125, 15625, 78125, 390625)
+
+
+def layout(win_cap: int, pay_cap: int, script_len: int, log_rows: int) -> tuple[int, list[int]]:
+    """Length of S and its header offsets for the given buffer capacities."""
+    o_w = O_FIXED_END
+    o_p = o_w + win_cap * N_WIN_FIELDS
+    o_s = o_p + pay_cap * N_PAY_FIELDS
+    o_l = o_s + 4 * script_len * 3
+    return o_l + log_rows * LOG_WIDTH, [o_w, o_p, o_s, o_l]
+
+
+def new_state(R, seed: int, g: int, win_cap: int, pay_cap: int, script=None, log_rows: int = 0,
+              check: bool = True) -> np.ndarray:
+    """S for one traced or scripted hand: header filled, script copied in, room for the log."""
+    script = np.zeros((4, 0, 3), np.int64) if script is None else np.ascontiguousarray(script, np.int64)
+    length, offs = layout(win_cap, pay_cap, script.shape[1], log_rows)
+    S = np.zeros(length, np.int64)
+    S[O_OFF_WBUF], S[O_OFF_PBUF], S[O_OFF_SCRIPT], S[O_OFF_LOG] = offs
+    S[O_WCAP], S[O_PCAP], S[O_SCRIPT_LEN], S[O_LOG_CAP] = win_cap, pay_cap, script.shape[1], log_rows
+    S[O_CHECK] = int(check)
+    S[O_SEED] = seed
+    S[O_G] = g
+    S[O_REVEALED_ROWS] = 15
+    S[O_RULES:O_RULES + N_RULE_FIELDS] = R
+    S[offs[2]:offs[2] + script.size] = script.ravel()
+    return S
+
+
+def log_rows(S) -> np.ndarray:
+    """The trace log's rows of a hand played with a log."""
+    n = int(min(S[O_N_EV], S[O_LOG_CAP]))
+    o = int(S[O_OFF_LOG])
+    return S[o:o + n * LOG_WIDTH].reshape(n, LOG_WIDTH)
 
 
 # == small helpers ============================================================================
 
 
 @nb.njit(cache=True, inline="always")
-def _hand(S, seat):
-    return S[O_HAND + seat * 27:O_HAND + seat * 27 + 27]
+def _r(S, i):
+    return S[O_RULES + i]
 
 
 @nb.njit(cache=True, inline="always")
-def _meld_cnt(S, seat):
-    return S[O_MELD_CNT + seat * 27:O_MELD_CNT + seat * 27 + 27]
+def _v(seat):
+    """Offset of a seat's view in S."""
+    return O_VIEWS + seat * VIEW_LEN
 
 
 @nb.njit(cache=True, inline="always")
@@ -147,21 +204,33 @@ def tiles_left(S):
     return S[O_BACK] - S[O_FRONT] + 1
 
 
+@nb.njit(cache=True, inline="always")
+def _tracing(S):
+    return S[O_LOG_CAP] > 0
+
+
 @nb.njit(cache=True)
-def _log(S, L, ev, a, b, c, d, e):
+def _log(S, ev, a, b, c, d, e):
+    """Append an event row (``EV_*`` and five fields); returns its row index."""
     n = S[O_N_EV]
-    if n < L.shape[0]:
-        L[n, 0] = ev
-        L[n, 1] = a
-        L[n, 2] = b
-        L[n, 3] = c
-        L[n, 4] = d
-        L[n, 5] = e
+    if n < S[O_LOG_CAP]:
+        o = S[O_OFF_LOG] + n * LOG_WIDTH
+        S[o] = ev
+        S[o + 1] = a
+        S[o + 2] = b
+        S[o + 3] = c
+        S[o + 4] = d
+        S[o + 5] = e
     S[O_N_EV] = n + 1
     return n
 
 
-POW5 = (1, 5, 25, 125, 625, 3125, 15625, 78125, 390625)
+@nb.njit(cache=True, inline="always")
+def _log_at(S, row, col):
+    """Offset of a log cell (rows beyond the capacity land in a spare cell that is ignored)."""
+    if row < S[O_LOG_CAP]:
+        return S[O_OFF_LOG] + row * LOG_WIDTH + col
+    return O_PATS + 15
 
 
 @nb.njit(cache=True, inline="always")
@@ -171,7 +240,7 @@ def _slots2(c):
 
 
 @nb.njit(cache=True, inline="always")
-def _add(S, V, seat, t, n):
+def _add(S, seat, t, n):
     """Add n (may be negative) copies of t to a seat's concealed tiles, mirrored in its view;
     keeps the seat's suit codes, pair slots, void-tile count and four-of-a-kind mask current
     and clears its readiness hint."""
@@ -180,7 +249,7 @@ def _add(S, V, seat, t, n):
     new = old + n
     S[h] = new
     s = t // 9
-    d = n * POW5[t % 9]
+    d = n * POW5[t - 9 * s]
     S[O_CODES + seat * 3 + s] += d
     if s == S[O_VOID + seat]:
         S[O_VOIDCNT + seat] += n
@@ -188,39 +257,33 @@ def _add(S, V, seat, t, n):
         S[O_N2 + seat] += _slots2(new) - _slots2(old)
         S[O_N1 + seat] += (new & 1) - (old & 1)
     if new == 4:
-        S[O_QUADS + seat] |= np.int64(1) << t
+        S[O_QUADS + seat] |= I64(1) << t
     elif old == 4:
-        S[O_QUADS + seat] &= ~(np.int64(1) << t)
+        S[O_QUADS + seat] &= ~(I64(1) << t)
     S[O_RDY + seat] = -1
-    V[seat, vw.V_HAND + t] += n
-    V[seat, vw.V_VISIBLE + t] += n
-    V[seat, vw.V_CODES + s] += d
-    V[seat, vw.V_N2] = S[O_N2 + seat]
-    V[seat, vw.V_N1] = S[O_N1 + seat]
+    v = _v(seat)
+    S[v + vw.V_HAND + t] = new
+    S[v + vw.V_VISIBLE + t] += n
+    S[v + vw.V_CODES + s] += d
+    S[v + vw.V_N2] = S[O_N2 + seat]
+    S[v + vw.V_N1] = S[O_N1 + seat]
 
 
 @nb.njit(cache=True, inline="always")
-def _show(V, t, n, except_seat):
+def _show(S, t, n, except_seat):
     """n more copies of t become visible to every seat but one."""
-    for v in range(4):
-        if v != except_seat:
-            V[v, vw.V_VISIBLE + t] += n
+    for s in range(4):
+        if s != except_seat:
+            S[_v(s) + vw.V_VISIBLE + t] += n
 
 
 @nb.njit(cache=True, inline="always")
-def _set_all(V, slot, value):
-    for v in range(4):
-        V[v, slot] = value
+def _set_all(S, slot, value):
+    for s in range(4):
+        S[_v(s) + slot] = value
 
 
-@nb.njit(cache=True, inline="always")
-def _wall_left_to_views(S, V):
-    left = tiles_left(S)
-    for v in range(4):
-        V[v, vw.V_WALL_LEFT] = left
-
-
-@nb.njit(cache=True, inline="always")
+@nb.njit(cache=True)
 def next_active(S, seat):
     """The first seat after ``seat`` in turn order that is still playing (RULES.md: turn order)."""
     for i in range(1, 4):
@@ -232,11 +295,7 @@ def next_active(S, seat):
 
 @nb.njit(cache=True)
 def _active_count(S):
-    n = 0
-    for s in range(4):
-        if S[O_OUT + s] == 0:
-            n += 1
-    return n
+    return 4 - S[O_OUT] - S[O_OUT + 1] - S[O_OUT + 2] - S[O_OUT + 3]
 
 
 @nb.njit(cache=True, inline="always")
@@ -253,7 +312,7 @@ def _codes_without_void(S, seat):
     return c0, c1, c2
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(cache=True)
 def _seat_wins(S, tab, seat, extra):
     """Does the seat's concealed hand (plus tile ``extra`` if >= 0) win? Uses the incremental
     suit codes and pair slots; the engine keeps 14 - 3k tiles in such a hand."""
@@ -264,7 +323,7 @@ def _seat_wins(S, tab, seat, extra):
     n2 = S[O_N2 + seat]
     if extra >= 0:
         s = extra // 9
-        d = POW5[extra % 9]
+        d = POW5[extra - 9 * s]
         if s == 0:
             c0 += d
         elif s == 1:
@@ -279,7 +338,7 @@ def _seat_wins(S, tab, seat, extra):
     return k == 0 and n2 == 7
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(cache=True)
 def _ready_hint(S, tab, seat):
     """1 if the seat's 13 - 3k concealed tiles may be ready (fast shanten <= 0, no void tile),
     else 0; cached until its tiles change. Every hand that can win with one more tile passes,
@@ -301,7 +360,7 @@ def _ready_hint(S, tab, seat):
     return r
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(cache=True)
 def _error(S, kind, seat, q, answer):
     if S[O_ERR] == ERR_NONE:
         S[O_ERR] = kind
@@ -317,9 +376,10 @@ def check_tiles(S):
     for t in range(27):
         n = S[O_PILE + t] + S[O_ASIDE + t]
         for s in range(4):
-            n += S[O_HAND + s * 27 + t] + S[O_MELD_CNT + s * 27 + t]
-            if S[O_HAND + s * 27 + t] < 0:
+            c = S[O_HAND + s * 27 + t]
+            if c < 0:
                 return False
+            n += c + S[O_MELD_CNT + s * 27 + t]
         for i in range(S[O_FRONT], S[O_BACK] + 1):
             if S[O_WALL + i] == t:
                 n += 1
@@ -328,17 +388,17 @@ def check_tiles(S):
     return True
 
 
-@nb.njit(cache=True, inline="always")
-def _check(S, check):
-    if check and not check_tiles(S):
-        _error(S, ERR_INVARIANT, -1, -1, INV_TILES)
+@nb.njit(cache=True)
+def _check(S):
+    if S[O_CHECK] and not check_tiles(S):
+        _error(S, ERR_INVARIANT, MINUS_ONE, MINUS_ONE, INV_TILES)
 
 
 # == payments and wins ========================================================================
 
 
 @nb.njit(cache=True)
-def _pay(S, V, L, pay_out, payer, payee, amount, reason):
+def _pay(S, payer, payee, amount, reason):
     """One payment: nets, the refund ledger, every view's scores, the record and the log."""
     if amount <= 0:
         return
@@ -348,130 +408,131 @@ def _pay(S, V, L, pay_out, payer, payee, amount, reason):
     S[O_NET_REASON + payee * 6 + reason] += amount
     if reason == REASON_KONG:
         S[O_KONG_RECV + payee * 4 + payer] += amount
-    for v in range(4):
-        V[v, vw.V_SCORE + payer] -= amount
-        V[v, vw.V_SCORE + payee] += amount
+    for s in range(4):
+        S[_v(s) + vw.V_SCORE + payer] -= amount
+        S[_v(s) + vw.V_SCORE + payee] += amount
     n = S[O_N_PAY]
-    if n < pay_out.shape[1]:
-        r = S[O_ROW]
-        pay_out[r, n, P_PAYER] = payer
-        pay_out[r, n, P_PAYEE] = payee
-        pay_out[r, n, P_AMOUNT] = amount
-        pay_out[r, n, P_REASON] = reason
+    if n < S[O_PCAP]:
+        o = S[O_OFF_PBUF] + n * N_PAY_FIELDS
+        S[o + P_PAYER] = payer
+        S[o + P_PAYEE] = payee
+        S[o + P_AMOUNT] = amount
+        S[o + P_REASON] = reason
     S[O_N_PAY] = n + 1
-    if L.shape[0] > 0:
-        _log(S, L, EV_PAYMENT, payer, payee, amount, reason, 0)
+    if _tracing(S):
+        _log(S, EV_PAYMENT, payer, payee, amount, reason, ZERO)
 
 
 @nb.njit(cache=True, inline="always")
-def _liable(S, R, seat, other):
+def _liable(S, seat, other):
     """Is ``other`` liable for ``seat``'s self-draw or kong? Battle: seats still in the hand;
     flow: all three others (RULES.md: options, "Liable")."""
     if other == seat:
         return False
-    return R[R_FLOW] == 1 or S[O_OUT + other] == 0
+    return _r(S, R_FLOW) == 1 or S[O_OUT + other] == 0
 
 
 @nb.njit(cache=True)
-def _reveal(S, V, seat):
+def _reveal(S, seat):
     """A winner's tiles are shown to all (RULES.md rulings: seed 004), concealed kongs included."""
+    S[O_REVEALED_ROWS] |= I64(1) << seat
     for t in range(27):
         c = S[O_HAND + seat * 27 + t]
         if c > 0:
-            for v in range(4):
-                V[v, vw.V_REVEALED + seat * 27 + t] = c
-            _show(V, t, c, seat)
+            for s in range(4):
+                S[_v(s) + vw.V_REVEALED + seat * 27 + t] = c
+            _show(S, t, c, seat)
     for i in range(S[O_N_MELDS + seat]):
         if S[O_MELD_KIND + seat * 4 + i] == M_KONG_CONCEALED:
             t = S[O_MELD_TILE + seat * 4 + i]
-            for v in range(4):
-                V[v, vw.V_MELD_TILE + seat * 4 + i] = t
-            _show(V, t, 4, seat)
+            _set_all(S, vw.V_MELD_TILE + seat * 4 + i, t)
+            _show(S, t, I64(4), seat)
 
 
 @nb.njit(cache=True)
-def _record_win(S, V, L, tab, R, win_out, seat, tile, frm, kind, ctx, pats):
+def _record_win(S, tab, seat, tile, frm, kind, ctx):
     """Value the winner's hand (its concealed tiles hold the winning tile) and record the win.
     Returns (win index, base)."""
-    hand = _hand(S, seat)
-    fan = score_patterns(tab, hand, S[O_VOID + seat], S[O_N_MELDS + seat], _meld_cnt(S, seat),
-                         S[O_N_KONGS + seat], ctx, R, pats)
+    o_h = O_HAND + seat * 27
+    o_m = O_MELD_CNT + seat * 27
+    fan = score_patterns(tab, S[o_h:o_h + 27], S[O_VOID + seat], S[O_N_MELDS + seat], S[o_m:o_m + 27],
+                         S[O_N_KONGS + seat], ctx, S[O_RULES:O_RULES + N_RULE_FIELDS], S[O_PATS:O_PATS + N_PATTERNS])
     if fan < 0:  # the engine only offers wins that score; a failure here is a bug
-        _error(S, ERR_INVARIANT, seat, -1, INV_VOID_WIN)
+        _error(S, ERR_INVARIANT, seat, MINUS_ONE, INV_VOID_WIN)
         fan = 0
-    base = base_of(fan, R)
+    base = base_of(fan, S[O_RULES:O_RULES + N_RULE_FIELDS])
     w = S[O_N_WINS]
     S[O_N_WINS] = w + 1
-    if w < win_out.shape[1]:
-        r = S[O_ROW]
-        win_out[r, w, W_SEAT] = seat
-        win_out[r, w, W_ORDER] = w + 1
-        win_out[r, w, W_TURN] = S[O_TURNS]
-        win_out[r, w, W_KIND] = kind
-        win_out[r, w, W_TILE] = tile
-        win_out[r, w, W_FROM] = frm
-        win_out[r, w, W_FAN] = fan
-        win_out[r, w, W_BASE] = base
-        win_out[r, w, W_PAID] = 0
+    if w < S[O_WCAP]:
+        o = S[O_OFF_WBUF] + w * N_WIN_FIELDS
+        S[o + W_SEAT] = seat
+        S[o + W_ORDER] = w + 1
+        S[o + W_TURN] = S[O_TURNS]
+        S[o + W_KIND] = kind
+        S[o + W_TILE] = tile
+        S[o + W_FROM] = frm
+        S[o + W_FAN] = fan
+        S[o + W_BASE] = base
+        S[o + W_PAID] = 0
         for i in range(N_PATTERNS):
-            win_out[r, w, W_PATTERNS + i] = pats[i]
+            S[o + W_PATTERNS + i] = S[O_PATS + i]
     if S[O_FIRST_WIN + seat] < 0:
         S[O_FIRST_WIN + seat] = w
     S[O_WINS + seat] += 1
-    for v in range(4):
-        V[v, vw.V_WINS + seat] += 1
+    _set_all(S, vw.V_WINS + seat, S[O_WINS + seat])
     S[O_CLEAN] = 0
-    if L.shape[0] > 0:
-        e = _log(S, L, EV_WIN, seat, tile, frm, kind, w)
-        if e < L.shape[0]:
-            L[e, 6] = fan
-            for i in range(N_PATTERNS):
-                L[e, LW_PATS + i] = pats[i]
-            nm = S[O_N_MELDS + seat]
-            for i in range(4):
-                L[e, LW_MELDS + i] = S[O_MELD_KIND + seat * 4 + i] if i < nm else 0
-                L[e, LW_MELDS + 4 + i] = S[O_MELD_TILE + seat * 4 + i] if i < nm else -1
-            for t in range(27):
-                L[e, LW_HAND + t] = hand[t]
-            L[e, LW_HAND + 27] = base
-            L[e, LW_HAND + 28] = tiles_left(S)
-            L[e, LW_HAND + 29] = S[O_N_MELDS + seat]
+    if _tracing(S):
+        e = _log(S, EV_WIN, seat, tile, frm, kind, w)
+        S[_log_at(S, e, 6)] = fan
+        for i in range(N_PATTERNS):
+            S[_log_at(S, e, LW_PATS + i)] = S[O_PATS + i]
+        nm = S[O_N_MELDS + seat]
+        for i in range(4):
+            S[_log_at(S, e, LW_MELDS + i)] = S[O_MELD_KIND + seat * 4 + i] if i < nm else 0
+            S[_log_at(S, e, LW_MELDS + 4 + i)] = S[O_MELD_TILE + seat * 4 + i] if i < nm else -1
+        for t in range(27):
+            S[_log_at(S, e, LW_HAND + t)] = S[o_h + t]
+        S[_log_at(S, e, LW_HAND + 27)] = base
+        S[_log_at(S, e, LW_HAND + 28)] = tiles_left(S)
+        S[_log_at(S, e, LW_HAND + 29)] = nm
     return w, base
 
 
-@nb.njit(cache=True)
-def _win_paid(S, win_out, w, amount):
-    if w < win_out.shape[1]:
-        win_out[S[O_ROW], w, W_PAID] += amount
+@nb.njit(cache=True, inline="always")
+def _win_paid(S, w, amount):
+    if w < S[O_WCAP]:
+        S[S[O_OFF_WBUF] + w * N_WIN_FIELDS + W_PAID] += amount
 
 
 @nb.njit(cache=True)
-def _after_first_win(S, V, R, seat):
+def _after_first_win(S, seat):
     """Battle: the winner leaves. Flow: the winner stays, locked (RULES.md: one hand, step 5)."""
-    if R[R_FLOW]:
+    if _r(S, R_FLOW):
         if S[O_LOCKED + seat] == 0:
             S[O_LOCKED + seat] = 1
-            V[seat, vw.V_LOCKED] = 1
-            _reveal(S, V, seat)
+            S[_v(seat) + vw.V_LOCKED] = 1
+            _reveal(S, seat)
     else:
         S[O_OUT + seat] = 1
-        _set_all(V, vw.V_OUT + seat, 1)
-        _reveal(S, V, seat)
+        _set_all(S, vw.V_OUT + seat, ONE)
+        _reveal(S, seat)
 
 
 @nb.njit(cache=True)
-def _set_aside_from_hand(S, V, seat, t):
-    _add(S, V, seat, t, -1)
-    V[seat, vw.V_VISIBLE + t] += 1  # still visible to its owner, now set aside
+def _set_aside_from_hand(S, seat, t):
+    _add(S, seat, t, MINUS_ONE)
+    S[_v(seat) + vw.V_VISIBLE + t] += 1  # still visible to its owner, now set aside
     S[O_ASIDE + t] += 1
-    _show(V, t, 1, seat)
+    _show(S, t, ONE, seat)
 
 
 @nb.njit(cache=True)
-def _first_hand_tile_to_set_aside(S, tab, R, seat, pats):
+def _first_hand_tile_to_set_aside(S, tab, seat):
     """After a win on the dealer's initial 14 tiles: the tile whose removal leaves the highest
     ready value, then the most wait kinds, then the lowest index (RULES.md: flow lock)."""
-    hand = _hand(S, seat)
+    o_h = O_HAND + seat * 27
+    o_m = O_MELD_CNT + seat * 27
+    hand = S[o_h:o_h + 27]
     best_t = -1
     best_v = -1
     best_n = -1
@@ -479,9 +540,9 @@ def _first_hand_tile_to_set_aside(S, tab, R, seat, pats):
         if hand[t] == 0:
             continue
         hand[t] -= 1
-        value = ready_value(tab, hand, S[O_VOID + seat], S[O_N_MELDS + seat], _meld_cnt(S, seat),
-                            S[O_N_KONGS + seat], R, pats)
-        mask = waits_mask(tab, hand, S[O_VOID + seat], S[O_N_MELDS + seat], _meld_cnt(S, seat))
+        value = ready_value(tab, hand, S[O_VOID + seat], S[O_N_MELDS + seat], S[o_m:o_m + 27],
+                            S[O_N_KONGS + seat], S[O_RULES:O_RULES + N_RULE_FIELDS], S[O_PATS:O_PATS + N_PATTERNS])
+        mask = waits_mask(tab, hand, S[O_VOID + seat], S[O_N_MELDS + seat], S[o_m:o_m + 27])
         hand[t] += 1
         n = 0
         while mask:
@@ -495,123 +556,146 @@ def _first_hand_tile_to_set_aside(S, tab, R, seat, pats):
 # == asking the strategies ====================================================================
 
 
-@nb.njit(cache=True, inline="always")
-def _ask(S, V, tab, fns, script, seat, q):
+@nb.njit(cache=True)
+def _ask(S, tab, fns, seat, q):
     """Ask a seat's strategy (or the scenario script, when it has an entry for this question)."""
-    V[seat, vw.V_QUESTION] = q
+    v = _v(seat)
+    S[v + vw.V_QUESTION] = q
     pos = S[O_SCRIPT_POS + seat]
-    if pos < script.shape[1]:
-        if script[seat, pos, 0] == q and (script[seat, pos, 1] < 0 or script[seat, pos, 1] == V[seat, vw.V_TILE]):
+    if pos < S[O_SCRIPT_LEN]:
+        o = S[O_OFF_SCRIPT] + (seat * S[O_SCRIPT_LEN] + pos) * 3
+        if S[o] == q and (S[o + 1] < 0 or S[o + 1] == S[v + vw.V_TILE]):
             S[O_SCRIPT_POS + seat] = pos + 1
-            return script[seat, pos, 2]
+            return S[o + 2]
     group = 1 if q == Q_EXCHANGE else (2 if q == Q_VOID else 0)
     f = fns[group * 4 + seat]
-    return f(q, V[seat], tab)
+    return f(q, S[v:v + VIEW_LEN], tab)
 
 
-@nb.njit(cache=True, inline="always")
-def _script_forced(S, script, seat, q, ans):
+@nb.njit(cache=True)
+def _script_forced(S, seat, q, ans):
     """A move the engine makes without asking (a locked seat's only discard) consumes a
     scenario script entry that scripts exactly that move."""
     pos = S[O_SCRIPT_POS + seat]
-    if pos < script.shape[1] and script[seat, pos, 0] == q and script[seat, pos, 2] == ans:
-        S[O_SCRIPT_POS + seat] = pos + 1
+    if pos < S[O_SCRIPT_LEN]:
+        o = S[O_OFF_SCRIPT] + (seat * S[O_SCRIPT_LEN] + pos) * 3
+        if S[o] == q and S[o + 2] == ans:
+            S[O_SCRIPT_POS + seat] = pos + 1
 
 
 @nb.njit(cache=True, inline="always")
-def _can_win_on(S, tab, R, seat, t):
+def _can_win_on(S, tab, seat, t):
     """Could ``seat`` win with another seat's tile t (discard or robbed kong)?"""
     if S[O_PASSLOCK + seat]:
         return False
     return _ready_hint(S, tab, seat) == 1 and _seat_wins(S, tab, seat, t)
 
 
+@nb.njit(cache=True)
+def _offer(S, seat, t, frm, can_win, can_pung, can_kong):
+    v = _v(seat)
+    S[v + vw.V_TILE] = t
+    S[v + vw.V_FROM] = frm
+    S[v + vw.V_CAN_WIN] = can_win
+    S[v + vw.V_CAN_PUNG] = can_pung
+    S[v + vw.V_CAN_KONG] = can_kong
+
+
 # == the phases of a hand =====================================================================
 
 
 @nb.njit(cache=True)
-def _reset(S, V, seed, g, dealer, scores0, flow):
-    S[:] = 0
-    V[:, :vw.V_DISC_SEQ] = 0  # the discard sequence is read only up to V_N_DISCARDS
-    V[:, vw.V_SCRATCH:] = 0
+def _reset(S, dealer, scores0):
+    """Clear the hand's state and views, keep the header (RULES.md: one hand, step 1)."""
+    S[O_STATE:O_STATE_END] = 0
+    for s in range(4):
+        S[_v(s):_v(s) + vw.V_ZEROED] = 0
+        rows = S[O_REVEALED_ROWS]
+        for w in range(4):
+            if (rows >> w) & 1:
+                o = _v(s) + vw.V_REVEALED + w * 27
+                S[o:o + 27] = 0
+    S[O_REVEALED_ROWS] = 0
     S[O_FRONT] = 53
     S[O_BACK] = 107
     S[O_DEALER] = dealer
     S[O_NEXT_DEALER] = dealer
     S[O_CLEAN] = 1
+    seed = S[O_SEED]
+    g = S[O_G]
+    flow = _r(S, R_FLOW)
     for s in range(4):
         S[O_VOID + s] = -1
         S[O_PIG + s] = -1
         S[O_READY + s] = -1
         S[O_FIRST_WIN + s] = -1
+        S[O_RDY + s] = -1
         S[O_SCORE0 + s] = scores0[s]
-        V[s, vw.V_ME] = s
-        V[s, vw.V_DEALER] = dealer
-        V[s, vw.V_HAND_INDEX] = g
-        V[s, vw.V_FLOW] = flow
-        V[s, vw.V_TILE] = -1
-        V[s, vw.V_FROM] = -1
-        key = stream_key(seed, g, STREAM_SEAT + s)
-        V[s, vw.V_RNG_KEY] = np.int64(key)
+        v = _v(s)
+        S[v + vw.V_ME] = s
+        S[v + vw.V_DEALER] = dealer
+        S[v + vw.V_HAND_INDEX] = g
+        S[v + vw.V_FLOW] = flow
+        S[v + vw.V_TILE] = -1
+        S[v + vw.V_FROM] = -1
+        S[v + vw.V_RNG_KEY] = I64(stream_key(seed, g, STREAM_SEAT + s))
         for i in range(4):
-            V[s, vw.V_VOID + i] = -1
-            V[s, vw.V_SCORE + i] = scores0[i]
+            S[v + vw.V_VOID + i] = -1
+            S[v + vw.V_SCORE + i] = scores0[i]
         for i in range(3):
-            V[s, vw.V_PASSED + i] = -1
-            V[s, vw.V_RECEIVED + i] = -1
+            S[v + vw.V_PASSED + i] = -1
+            S[v + vw.V_RECEIVED + i] = -1
 
 
 @nb.njit(cache=True)
-def _shuffle(S, seed, g, fixed_wall):
-    """The wall of hand g depends only on (seed, g) (DESIGN.md: randomness); Fisher-Yates."""
+def _shuffle(S, fixed_wall):
+    """The wall of hand g depends only on (seed, g) (DESIGN.md: randomness); Fisher-Yates with
+    a 32-bit multiply-shift bound (bias below 3e-8 per draw)."""
     if fixed_wall.shape[0] == 108:
         for i in range(108):
             S[O_WALL + i] = fixed_wall[i]
         return
     for i in range(108):
         S[O_WALL + i] = i // 4
-    key = stream_key(seed, g, STREAM_WALL)
+    key = stream_key(S[O_SEED], S[O_G], STREAM_WALL)
     for i in range(107, 0, -1):
-        j = np.int64(((stream_value(key, i) >> np.uint64(32)) * np.uint64(i + 1)) >> np.uint64(32))
+        j = I64(((stream_value(key, i) >> np.uint64(32)) * np.uint64(i + 1)) >> np.uint64(32))
         tmp = S[O_WALL + i]
         S[O_WALL + i] = S[O_WALL + j]
         S[O_WALL + j] = tmp
 
 
 @nb.njit(cache=True)
-def _deal(S, V, dealer):
+def _deal(S, dealer):
     """The dealer takes wall[0:14], then each next seat 13 (TRACE.md: deal)."""
     pos = 0
     for i in range(4):
         seat = (dealer + i) % 4
         n = 14 if i == 0 else 13
         for _ in range(n):
-            _add(S, V, seat, S[O_WALL + pos], 1)
+            _add(S, seat, S[O_WALL + pos], ONE)
             pos += 1
-    _wall_left_to_views(S, V)
+    _set_all(S, vw.V_WALL_LEFT, tiles_left(S))
 
 
 @nb.njit(cache=True)
-def _exchange(S, V, L, tab, R, fns, script, seed, g, fixed_dir):
+def _exchange(S, tab, fns, fixed_dir):
     """Exchange three (RULES.md: one hand, step 2): each seat picks three tiles of one suit,
     then the direction is drawn and all pass at once. Returns False on an illegal answer."""
     for seat in range(4):
-        ans = _ask(S, V, tab, fns, script, seat, Q_EXCHANGE)
+        ans = _ask(S, tab, fns, seat, Q_EXCHANGE)
         a = ans & 31
         b = (ans >> 5) & 31
         c = (ans >> 10) & 31
-        hand = _hand(S, seat)
-        ok = ans >= 0 and ans < 32768 and a < 27 and b < 27 and c < 27 and a // 9 == b // 9 and b // 9 == c // 9
+        o = O_HAND + seat * 27
+        ok = 0 <= ans < 32768 and a < 27 and b < 27 and c < 27 and a // 9 == b // 9 and b // 9 == c // 9
         if ok:
-            hand[a] -= 1
-            hand[b] -= 1
-            hand[c] -= 1
-            ok = hand[a] >= 0 and hand[b] >= 0 and hand[c] >= 0
-            hand[a] += 1
-            hand[b] += 1
-            hand[c] += 1
+            need_a = 1 + (b == a) + (c == a)
+            need_b = 1 + (a == b) + (c == b)
+            need_c = 1 + (a == c) + (b == c)
+            ok = S[o + a] >= need_a and S[o + b] >= need_b and S[o + c] >= need_c
         if not ok:
-            _error(S, ERR_ILLEGAL, seat, Q_EXCHANGE, ans)
+            _error(S, ERR_ILLEGAL, I64(seat), Q_EXCHANGE, ans)
             return False
         S[O_PASSED + seat * 3] = a
         S[O_PASSED + seat * 3 + 1] = b
@@ -619,47 +703,46 @@ def _exchange(S, V, L, tab, R, fns, script, seed, g, fixed_dir):
     if fixed_dir != 0:
         d = fixed_dir
     else:
-        r = below(stream_value(stream_key(seed, g, STREAM_DIRECTION), 0), 3)
+        r = below(stream_value(stream_key(S[O_SEED], S[O_G], STREAM_DIRECTION), 0), 3)
         d = 1 if r == 0 else (-1 if r == 1 else 2)
     S[O_EXDIR] = d
     for seat in range(4):
         for i in range(3):
             t = S[O_PASSED + seat * 3 + i]
-            _add(S, V, seat, t, -1)
-            V[seat, vw.V_PASSED + i] = t
+            _add(S, seat, t, MINUS_ONE)
+            S[_v(seat) + vw.V_PASSED + i] = t
     for seat in range(4):
         to = (seat + d + 4) % 4
         for i in range(3):
             t = S[O_PASSED + seat * 3 + i]
-            _add(S, V, to, t, 1)
-            V[to, vw.V_RECEIVED + i] = t
-    _set_all(V, vw.V_EXCHANGE_DIR, d)
-    if L.shape[0] > 0:
-        e = _log(S, L, EV_EXCHANGE, d, 0, 0, 0, 0)
-        if e < L.shape[0]:
-            for i in range(12):
-                L[e, 2 + i] = S[O_PASSED + i]
+            _add(S, to, t, ONE)
+            S[_v(to) + vw.V_RECEIVED + i] = t
+    _set_all(S, vw.V_EXCHANGE_DIR, d)
+    if _tracing(S):
+        e = _log(S, EV_EXCHANGE, d, ZERO, ZERO, ZERO, ZERO)
+        for i in range(12):
+            S[_log_at(S, e, 2 + i)] = S[O_PASSED + i]
     return True
 
 
 @nb.njit(cache=True)
-def _choose_voids(S, V, L, tab, fns, script):
+def _choose_voids(S, tab, fns):
     """Every seat names a suit at once; then all are shown (RULES.md: one hand, step 3)."""
     for seat in range(4):
-        ans = _ask(S, V, tab, fns, script, seat, Q_VOID)
+        ans = _ask(S, tab, fns, seat, Q_VOID)
         if ans < 0 or ans > 2:
-            _error(S, ERR_ILLEGAL, seat, Q_VOID, ans)
+            _error(S, ERR_ILLEGAL, I64(seat), Q_VOID, ans)
             return False
         S[O_VOID + seat] = ans
     for seat in range(4):
-        _set_all(V, vw.V_VOID + seat, S[O_VOID + seat])
-        v = S[O_VOID + seat]
+        void = S[O_VOID + seat]
+        _set_all(S, vw.V_VOID + seat, void)
         n = 0
         n2 = 0
         n1 = 0
         for t in range(27):
             c = S[O_HAND + seat * 27 + t]
-            if t // 9 == v:
+            if t // 9 == void:
                 n += c
             else:
                 n2 += _slots2(c)
@@ -668,16 +751,17 @@ def _choose_voids(S, V, L, tab, fns, script):
         S[O_N2 + seat] = n2
         S[O_N1 + seat] = n1
         S[O_RDY + seat] = -1
-        V[seat, vw.V_N2] = n2
-        V[seat, vw.V_N1] = n1
-        V[seat, vw.V_MUST_VOID] = 1 if n > 0 else 0
-    if L.shape[0] > 0:
-        _log(S, L, EV_VOID, S[O_VOID], S[O_VOID + 1], S[O_VOID + 2], S[O_VOID + 3], 0)
+        v = _v(seat)
+        S[v + vw.V_N2] = n2
+        S[v + vw.V_N1] = n1
+        S[v + vw.V_MUST_VOID] = 1 if n > 0 else 0
+    if _tracing(S):
+        _log(S, EV_VOID, S[O_VOID], S[O_VOID + 1], S[O_VOID + 2], S[O_VOID + 3], ZERO)
     return True
 
 
-@nb.njit(cache=True, inline="always")
-def _draw(S, V, L, tab, seat, replacement):
+@nb.njit(cache=True)
+def _draw(S, tab, seat, replacement):
     """A draw from the front, or a kong replacement from the back (RULES.md: tiles)."""
     S[O_DRAW_RDY + seat] = _ready_hint(S, tab, seat)
     if replacement:
@@ -686,18 +770,18 @@ def _draw(S, V, L, tab, seat, replacement):
     else:
         t = S[O_WALL + S[O_FRONT]]
         S[O_FRONT] += 1
-    _add(S, V, seat, t, 1)
+    _add(S, seat, t, ONE)
     S[O_TURNS] += 1
     S[O_DRAWS + seat] += 1
-    V[seat, vw.V_N_DRAWS] += 1
+    S[_v(seat) + vw.V_N_DRAWS] += 1
     S[O_PASSLOCK + seat] = 0  # any draw lifts the passed-win lock (RULES.md: rulings)
-    _wall_left_to_views(S, V)
-    if L.shape[0] > 0:
-        _log(S, L, EV_DRAW, seat, t, 1 if replacement else 0, 0, 0)
+    _set_all(S, vw.V_WALL_LEFT, tiles_left(S))
+    if _tracing(S):
+        _log(S, EV_DRAW, seat, t, replacement, ZERO, ZERO)
     return t
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(cache=True)
 def _find_pung(S, seat, t):
     for i in range(S[O_N_MELDS + seat]):
         if S[O_MELD_KIND + seat * 4 + i] == M_PUNG and S[O_MELD_TILE + seat * 4 + i] == t:
@@ -706,7 +790,7 @@ def _find_pung(S, seat, t):
 
 
 @nb.njit(cache=True)
-def _add_meld(S, V, seat, kind, t):
+def _add_meld(S, seat, kind, t):
     i = S[O_N_MELDS + seat]
     S[O_MELD_KIND + seat * 4 + i] = kind
     S[O_MELD_TILE + seat * 4 + i] = t
@@ -714,17 +798,20 @@ def _add_meld(S, V, seat, kind, t):
     S[O_MELD_CNT + seat * 27 + t] += 3 if kind == M_PUNG else 4
     if kind != M_PUNG:
         S[O_N_KONGS + seat] += 1
-    for v in range(4):
-        V[v, vw.V_N_MELDS + seat] = i + 1
-        V[v, vw.V_MELD_KIND + seat * 4 + i] = kind
-        V[v, vw.V_MELD_TILE + seat * 4 + i] = t if (kind != M_KONG_CONCEALED or v == seat) else -1
+    for s in range(4):
+        v = _v(s)
+        S[v + vw.V_N_MELDS + seat] = i + 1
+        S[v + vw.V_MELD_KIND + seat * 4 + i] = kind
+        S[v + vw.V_MELD_TILE + seat * 4 + i] = t if (kind != M_KONG_CONCEALED or s == seat) else -1
 
 
 @nb.njit(cache=True)
 def _locked_kong_keeps_waits(S, tab, seat, t):
     """Flow lock: a concealed kong of the drawn tile only if the waits stay the same."""
-    hand = _hand(S, seat)
-    mc = _meld_cnt(S, seat)
+    o_h = O_HAND + seat * 27
+    o_m = O_MELD_CNT + seat * 27
+    hand = S[o_h:o_h + 27]
+    mc = S[o_m:o_m + 27]
     void = S[O_VOID + seat]
     k = S[O_N_MELDS + seat]
     hand[t] -= 1
@@ -737,128 +824,125 @@ def _locked_kong_keeps_waits(S, tab, seat, t):
     return before == after
 
 
-@nb.njit(cache=True, inline="always")
-def _kong_mask(S, tab, R, seat, drawn):
+@nb.njit(cache=True)
+def _kong_mask(S, tab, seat, drawn):
     """Kongs the seat may declare on its turn (RULES.md: rulings, kongs): a tile left for the
     replacement; not while holding void tiles unless ``kong_while_void``; never of the void
     suit; a locked flow seat only a concealed kong of its drawn tile keeping its waits."""
     if tiles_left(S) < 1:
-        return np.int64(0)
-    if not R[R_KONG_WHILE_VOID] and _must_void(S, seat):
-        return np.int64(0)
+        return I64(0)
+    if not _r(S, R_KONG_WHILE_VOID) and _must_void(S, seat):
+        return I64(0)
     void = S[O_VOID + seat]
     quads = S[O_QUADS + seat]
     if S[O_LOCKED + seat]:
         if drawn >= 0 and (quads >> drawn) & 1 and _locked_kong_keeps_waits(S, tab, seat, drawn):
-            return np.int64(1) << drawn
-        return np.int64(0)
+            return I64(1) << drawn
+        return I64(0)
     mask = quads
     if 0 <= void <= 2:
-        mask &= ~(np.int64(0x1FF) << (9 * void))
+        mask &= ~(I64(0x1FF) << (9 * void))
     for i in range(S[O_N_MELDS + seat]):
         t = S[O_MELD_TILE + seat * 4 + i]
         if S[O_MELD_KIND + seat * 4 + i] == M_PUNG and S[O_HAND + seat * 27 + t] >= 1:
-            mask |= np.int64(1) << t
+            mask |= I64(1) << t
     return mask
 
 
 @nb.njit(cache=True)
-def _settle_self_draw(S, V, L, tab, R, win_out, pay_out, seat, tile, kind, ctx, pats):
+def _settle_self_draw(S, tab, seat, tile, kind, ctx):
     """Self-draw (or kong replacement): each liable seat pays base + self_draw_bonus."""
     if S[O_N_WINS] == 0:
         S[O_NEXT_DEALER] = seat
-    w, base = _record_win(S, V, L, tab, R, win_out, seat, tile, -1, kind, ctx, pats)
+    w, base = _record_win(S, tab, seat, tile, MINUS_ONE, kind, ctx)
+    amount = base + _r(S, R_SELF_DRAW_BONUS)
     for other in range(4):
-        if _liable(S, R, seat, other):
-            amount = base + R[R_SELF_DRAW_BONUS]
-            _pay(S, V, L, pay_out, other, seat, amount, REASON_WIN)
-            _win_paid(S, win_out, w, amount)
-    _after_first_win(S, V, R, seat)
+        if _liable(S, seat, other):
+            _pay(S, I64(other), seat, amount, REASON_WIN)
+            _win_paid(S, w, amount)
+    _after_first_win(S, seat)
 
 
 @nb.njit(cache=True)
-def _settle_on_tile(S, V, L, tab, R, win_out, pay_out, winners, n_win, tile, frm, kind, liability, pats):
-    """Wins on one discard or one robbed kong, in turn order from the discarder (RULES.md:
-    settlement). ``liability``: the discard right after the discarder's kong under
-    ``kong_discard_liability = pays_for_all``."""
+def _settle_on_tile(S, tab, n_win, tile, frm, kind, liability):
+    """Wins on one discard or one robbed kong by the seats in the winners scratch, in turn
+    order from the discarder (RULES.md: settlement). ``liability``: the discard right after
+    the discarder's kong under ``kong_discard_liability = pays_for_all``."""
     if S[O_N_WINS] == 0:
-        S[O_NEXT_DEALER] = winners[0] if n_win == 1 else frm
-    in_hand = 4 if R[R_FLOW] else _active_count(S)
+        S[O_NEXT_DEALER] = S[O_WINNERS] if n_win == 1 else frm
+    in_hand = 4 if _r(S, R_FLOW) else _active_count(S)
     ctx = CTX_ROBBING_KONG if kind == WIN_ROBBING_KONG else 0
     if tiles_left(S) == 0:
         ctx |= CTX_LAST_TILE
     for i in range(n_win):
-        seat = winners[i]
-        _add(S, V, seat, tile, 1)
+        seat = S[O_WINNERS + i]
+        _add(S, seat, tile, ONE)
         if i == 0:
             if kind == WIN_ROBBING_KONG:
-                _add(S, V, frm, tile, -1)
-                V[frm, vw.V_VISIBLE + tile] += 1
-                _show(V, tile, 1, frm)
+                _add(S, frm, tile, MINUS_ONE)
+                S[_v(frm) + vw.V_VISIBLE + tile] += 1
+                _show(S, tile, ONE, frm)
             else:
                 S[O_PILE + tile] -= 1
             S[O_ASIDE + tile] += 1
-        w, base = _record_win(S, V, L, tab, R, win_out, seat, tile, frm, kind, ctx, pats)
-        _add(S, V, seat, tile, -1)
+        w, base = _record_win(S, tab, seat, tile, frm, kind, I64(ctx))
+        _add(S, seat, tile, MINUS_ONE)
         if liability:
             amount = base * (in_hand - 1)
-            _pay(S, V, L, pay_out, frm, seat, amount, REASON_LIABILITY)
+            _pay(S, frm, seat, amount, REASON_LIABILITY)
         else:
             amount = base
-            _pay(S, V, L, pay_out, frm, seat, amount, REASON_WIN)
-        _win_paid(S, win_out, w, amount)
+            _pay(S, frm, seat, amount, REASON_WIN)
+        _win_paid(S, w, amount)
     for i in range(n_win):
-        if S[O_WINS + winners[i]] == 1:
-            _after_first_win(S, V, R, winners[i])
+        seat = S[O_WINNERS + i]
+        if S[O_WINS + seat] == 1:
+            _after_first_win(S, seat)
 
 
 @nb.njit(cache=True)
-def _three_won(S, R):
-    if R[R_FLOW]:
+def _three_won(S):
+    if _r(S, R_FLOW):
         return False
-    n = 0
-    for s in range(4):
-        if S[O_OUT + s]:
-            n += 1
-    return n >= 3
+    return S[O_OUT] + S[O_OUT + 1] + S[O_OUT + 2] + S[O_OUT + 3] >= 3
 
 
 @nb.njit(cache=True)
-def _rob_window(S, V, L, tab, R, fns, script, win_out, pay_out, kong_seat, t, pats, winners):
+def _clear_winners(S):
+    for i in range(4):
+        S[O_WINNERS + i] = -1
+
+
+@nb.njit(cache=True)
+def _rob_window(S, tab, fns, kong_seat, t):
     """Seats that can win on an added kong's tile may rob it (RULES.md: rulings, added kong).
     Returns the number of robbers, or -1 on an illegal answer."""
-    for i in range(4):
-        winners[i] = -1
+    _clear_winners(S)
     n_win = 0
     for i in range(1, 4):
         seat = (kong_seat + i) % 4
-        if S[O_OUT + seat] or not _can_win_on(S, tab, R, seat, t):
+        if S[O_OUT + seat] or not _can_win_on(S, tab, seat, t):
             continue
-        V[seat, vw.V_TILE] = t
-        V[seat, vw.V_FROM] = kong_seat
-        V[seat, vw.V_CAN_WIN] = 1
-        V[seat, vw.V_CAN_PUNG] = 0
-        V[seat, vw.V_CAN_KONG] = 0
-        ans = _ask(S, V, tab, fns, script, seat, Q_ROB)
+        _offer(S, seat, t, kong_seat, ONE, ZERO, ZERO)
+        ans = _ask(S, tab, fns, seat, Q_ROB)
         if ans == C_WIN:
-            winners[n_win] = seat
+            S[O_WINNERS + n_win] = seat
             n_win += 1
         elif ans == C_PASS:
-            if R[R_PASSED_WIN_LOCK]:
+            if _r(S, R_PASSED_WIN_LOCK):
                 S[O_PASSLOCK + seat] = 1
-            if L.shape[0] > 0:
-                _log(S, L, EV_PASS_WIN, seat, t, kong_seat, CHOSE_PASS, 0)
+            if _tracing(S):
+                _log(S, EV_PASS_WIN, I64(seat), t, kong_seat, CHOSE_PASS, ZERO)
         else:
-            _error(S, ERR_ILLEGAL, seat, Q_ROB, ans)
+            _error(S, ERR_ILLEGAL, I64(seat), Q_ROB, ans)
             return -1
     if n_win > 0:
-        _settle_on_tile(S, V, L, tab, R, win_out, pay_out, winners, n_win, t, kong_seat,
-                        WIN_ROBBING_KONG, False, pats)
+        _settle_on_tile(S, tab, I64(n_win), t, kong_seat, WIN_ROBBING_KONG, NO)
     return n_win
 
 
 @nb.njit(cache=True)
-def _declare_kong(S, V, L, R, pay_out, seat, t, kind, frm):
+def _declare_kong(S, seat, t, kind, frm):
     """Make a kong and collect its payment (RULES.md: settlement, kongs pay on declaration)."""
     S[O_CLEAN] = 0
     S[O_SEAT_KONGS + seat] += 1
@@ -867,42 +951,40 @@ def _declare_kong(S, V, L, R, pay_out, seat, t, kind, frm):
         S[O_MELD_KIND + seat * 4 + i] = M_KONG_ADDED
         S[O_MELD_CNT + seat * 27 + t] += 1
         S[O_N_KONGS + seat] += 1
-        _add(S, V, seat, t, -1)
-        V[seat, vw.V_VISIBLE + t] += 1
-        _show(V, t, 1, seat)
-        for v in range(4):
-            V[v, vw.V_MELD_KIND + seat * 4 + i] = M_KONG_ADDED
+        _add(S, seat, t, MINUS_ONE)
+        S[_v(seat) + vw.V_VISIBLE + t] += 1
+        _show(S, t, ONE, seat)
+        _set_all(S, vw.V_MELD_KIND + seat * 4 + i, M_KONG_ADDED)
         for other in range(4):
-            if _liable(S, R, seat, other):
-                _pay(S, V, L, pay_out, other, seat, R[R_KONG_PAY_ADDED], REASON_KONG)
+            if _liable(S, seat, other):
+                _pay(S, I64(other), seat, _r(S, R_KONG_PAY_ADDED), REASON_KONG)
     elif kind == KONG_CONCEALED:
-        _add(S, V, seat, t, -4)
-        V[seat, vw.V_VISIBLE + t] += 4
-        _add_meld(S, V, seat, M_KONG_CONCEALED, t)
-        if L.shape[0] > 0:
-            _log(S, L, EV_KONG, seat, t, KONG_CONCEALED, -1, 0)
+        _add(S, seat, t, I64(-4))
+        S[_v(seat) + vw.V_VISIBLE + t] += 4
+        _add_meld(S, seat, M_KONG_CONCEALED, t)
+        if _tracing(S):
+            _log(S, EV_KONG, seat, t, KONG_CONCEALED, MINUS_ONE, ZERO)
         for other in range(4):
-            if _liable(S, R, seat, other):
-                _pay(S, V, L, pay_out, other, seat, R[R_KONG_PAY_CONCEALED], REASON_KONG)
+            if _liable(S, seat, other):
+                _pay(S, I64(other), seat, _r(S, R_KONG_PAY_CONCEALED), REASON_KONG)
     else:
-        _add(S, V, seat, t, -3)
-        V[seat, vw.V_VISIBLE + t] += 4
+        _add(S, seat, t, I64(-3))
+        S[_v(seat) + vw.V_VISIBLE + t] += 4
         S[O_PILE + t] -= 1
-        _show(V, t, 3, seat)
-        _add_meld(S, V, seat, M_KONG_EXPOSED, t)
-        if L.shape[0] > 0:
-            _log(S, L, EV_KONG, seat, t, KONG_EXPOSED, frm, 0)
-        _pay(S, V, L, pay_out, frm, seat, R[R_KONG_PAY_EXPOSED], REASON_KONG)
+        _show(S, t, I64(3), seat)
+        _add_meld(S, seat, M_KONG_EXPOSED, t)
+        if _tracing(S):
+            _log(S, EV_KONG, seat, t, KONG_EXPOSED, frm, ZERO)
+        _pay(S, frm, seat, _r(S, R_KONG_PAY_EXPOSED), REASON_KONG)
 
 
 @nb.njit(cache=True)
-def _claims(S, V, L, tab, R, fns, script, win_out, pay_out, frm, t, liability, pats, winners):
+def _claims(S, tab, fns, frm, t, liability):
     """Claims on a discard, answered by all at once (RULES.md: step 4 and rulings): wins first
     and cancel any pung/kong; after the last tile only a win. Returns (kind, seat): kind 0 none,
-    1 wins, 2 pung, 3 kong; (-1, -1) on an illegal answer."""
+    1 wins (seats in the winners scratch), 2 pung, 3 kong; (-1, -1) on an illegal answer."""
     last = tiles_left(S) == 0
-    for i in range(4):
-        winners[i] = -1
+    _clear_winners(S)
     n_win = 0
     claim_seat = -1
     claim_kind = 0
@@ -910,65 +992,61 @@ def _claims(S, V, L, tab, R, fns, script, win_out, pay_out, frm, t, liability, p
         seat = (frm + i) % 4
         if S[O_OUT + seat]:
             continue
-        void = S[O_VOID + seat]
-        can_win = _can_win_on(S, tab, R, seat, t)
-        can_pung = False
-        can_kong = False
-        if (not last and S[O_LOCKED + seat] == 0 and t // 9 != void and S[O_HAND + seat * 27 + t] >= 2
-                and (R[R_CLAIM_WHILE_VOID] or not _must_void(S, seat))):
-            can_pung = True
-            can_kong = S[O_HAND + seat * 27 + t] >= 3
+        held = S[O_HAND + seat * 27 + t]
+        can_pung = (held >= 2 and not last and S[O_LOCKED + seat] == 0 and t // 9 != S[O_VOID + seat]
+                    and (_r(S, R_CLAIM_WHILE_VOID) or not _must_void(S, seat)))
+        can_win = _can_win_on(S, tab, seat, t)
         if not (can_win or can_pung):
             continue
-        V[seat, vw.V_TILE] = t
-        V[seat, vw.V_FROM] = frm
-        V[seat, vw.V_CAN_WIN] = 1 if can_win else 0
-        V[seat, vw.V_CAN_PUNG] = 1 if can_pung else 0
-        V[seat, vw.V_CAN_KONG] = 1 if can_kong else 0
-        ans = _ask(S, V, tab, fns, script, seat, Q_CLAIM)
+        can_kong = can_pung and held >= 3
+        _offer(S, seat, t, frm, I64(can_win), I64(can_pung), I64(can_kong))
+        ans = _ask(S, tab, fns, seat, Q_CLAIM)
         if ans == C_WIN and can_win:
-            winners[n_win] = seat
+            S[O_WINNERS + n_win] = seat
             n_win += 1
             continue
         if ans == C_PASS or (ans == C_PUNG and can_pung) or (ans == C_KONG and can_kong):
             if can_win:
-                if R[R_PASSED_WIN_LOCK]:
+                if _r(S, R_PASSED_WIN_LOCK):
                     S[O_PASSLOCK + seat] = 1
-                if L.shape[0] > 0:
+                if _tracing(S):
                     chose = CHOSE_PASS if ans == C_PASS else (CHOSE_PUNG if ans == C_PUNG else CHOSE_KONG)
-                    _log(S, L, EV_PASS_WIN, seat, t, frm, chose, 0)
+                    _log(S, EV_PASS_WIN, I64(seat), t, frm, chose, ZERO)
             if ans != C_PASS:
                 claim_seat = seat
                 claim_kind = ans
             continue
-        _error(S, ERR_ILLEGAL, seat, Q_CLAIM, ans)
+        _error(S, ERR_ILLEGAL, I64(seat), Q_CLAIM, ans)
         return -1, -1
     if n_win > 0:
-        _settle_on_tile(S, V, L, tab, R, win_out, pay_out, winners, n_win, t, frm, WIN_DISCARD, liability, pats)
+        _settle_on_tile(S, tab, I64(n_win), t, frm, WIN_DISCARD, liability)
         return 1, -1
     if claim_seat < 0:
         return 0, -1
     S[O_CLEAN] = 0
     if claim_kind == C_PUNG:
-        _add(S, V, claim_seat, t, -2)
-        V[claim_seat, vw.V_VISIBLE + t] += 3
+        _add(S, claim_seat, t, I64(-2))
+        S[_v(claim_seat) + vw.V_VISIBLE + t] += 3
         S[O_PILE + t] -= 1
-        _show(V, t, 2, claim_seat)
-        _add_meld(S, V, claim_seat, M_PUNG, t)
-        if L.shape[0] > 0:
-            _log(S, L, EV_PUNG, claim_seat, t, frm, 0, 0)
+        _show(S, t, I64(2), claim_seat)
+        _add_meld(S, I64(claim_seat), M_PUNG, t)
+        if _tracing(S):
+            _log(S, EV_PUNG, I64(claim_seat), t, frm, ZERO, ZERO)
         return 2, claim_seat
-    _declare_kong(S, V, L, R, pay_out, claim_seat, t, KONG_EXPOSED, frm)
+    _declare_kong(S, I64(claim_seat), t, KONG_EXPOSED, frm)
     return 3, claim_seat
 
 
 @nb.njit(cache=True)
-def _wall_checks(S, V, L, tab, R, pay_out, pats):
+def _wall_checks(S, tab):
     """Drawn-hand checks at an exhausted wall (RULES.md: settlement, steps 1-3)."""
+    rules = S[O_RULES:O_RULES + N_RULE_FIELDS]
+    pats = S[O_PATS:O_PATS + N_PATTERNS]
     for s in range(4):
         if S[O_WINS + s] > 0:
             continue
-        hand = _hand(S, s)
+        o_h = O_HAND + s * 27
+        o_m = O_MELD_CNT + s * 27
         pig = _must_void(S, s)
         S[O_PIG + s] = 1 if pig else 0
         if pig:
@@ -977,12 +1055,15 @@ def _wall_checks(S, V, L, tab, R, pay_out, pats):
             S[O_WAITS + s] = 0
         else:
             k = S[O_N_MELDS + s]
-            mask = waits_mask(tab, hand, S[O_VOID + s], k, _meld_cnt(S, s))
+            mask = waits_mask(tab, S[o_h:o_h + 27], S[O_VOID + s], k, S[o_m:o_m + 27])
             S[O_WAITS + s] = mask
             S[O_READY + s] = 1 if mask != 0 else 0
-            S[O_BEST + s] = ready_value(tab, hand, S[O_VOID + s], k, _meld_cnt(S, s), S[O_N_KONGS + s], R, pats) if mask != 0 else 0
-        if L.shape[0] > 0:
-            _log(S, L, EV_CHECK, s, S[O_PIG + s], S[O_READY + s], S[O_WAITS + s], S[O_BEST + s])
+            S[O_BEST + s] = 0
+            if mask != 0:
+                S[O_BEST + s] = ready_value(tab, S[o_h:o_h + 27], S[O_VOID + s], k, S[o_m:o_m + 27],
+                                            S[O_N_KONGS + s], rules, pats)
+        if _tracing(S):
+            _log(S, EV_CHECK, I64(s), S[O_PIG + s], S[O_READY + s], S[O_WAITS + s], S[O_BEST + s])
     # 1. flower pigs
     for p in range(4):
         if S[O_PIG + p] != 1:
@@ -991,7 +1072,7 @@ def _wall_checks(S, V, L, tab, R, pay_out, pats):
             if q == p or S[O_PIG + q] == 1:
                 continue
             won = S[O_WINS + q] > 0
-            who = R[R_PIG_PAYS]
+            who = _r(S, R_PIG_PAYS)
             if who == PIG_PAYS_NON_PIGS:
                 ok = True
             elif who == PIG_PAYS_REMAINING:
@@ -999,189 +1080,235 @@ def _wall_checks(S, V, L, tab, R, pay_out, pats):
             else:
                 ok = won or S[O_READY + q] == 1
             if ok:
-                _pay(S, V, L, pay_out, p, q, R[R_PIG_PENALTY], REASON_PIG)
+                _pay(S, I64(p), I64(q), _r(S, R_PIG_PENALTY), REASON_PIG)
     # 2. ready check
-    if R[R_READY_CHECK]:
+    if _r(S, R_READY_CHECK):
         for p in range(4):
             if S[O_READY + p] != 0:
                 continue
-            if S[O_PIG + p] == 1 and not R[R_PIG_PAYS_READY_CHECK]:
+            if S[O_PIG + p] == 1 and not _r(S, R_PIG_PAYS_READY_CHECK):
                 continue
             for q in range(4):
                 if S[O_READY + q] == 1:
-                    _pay(S, V, L, pay_out, p, q, S[O_BEST + q], REASON_NOT_READY)
+                    _pay(S, I64(p), I64(q), S[O_BEST + q], REASON_NOT_READY)
     # 3. kong refunds
-    if R[R_KONG_REFUND]:
+    if _r(S, R_KONG_REFUND):
         for p in range(4):
             if S[O_READY + p] != 0:
                 continue
             for q in range(4):
-                _pay(S, V, L, pay_out, p, q, S[O_KONG_RECV + p * 4 + q], REASON_REFUND)
+                _pay(S, I64(p), I64(q), S[O_KONG_RECV + p * 4 + q], REASON_REFUND)
 
 
-@nb.njit(cache=True, inline="always")
-def _turn_options(S, V, tab, R, seat, drawn, phase):
+@nb.njit(cache=True)
+def _turn_options(S, tab, seat, drawn, phase):
     if phase == PHASE_FIRST:
-        can_win = _seat_wins(S, tab, seat, -1)
+        can_win = _seat_wins(S, tab, seat, MINUS_ONE)
     elif phase == PHASE_AFTER_PUNG:
         can_win = False
     else:
-        can_win = S[O_DRAW_RDY + seat] == 1 and _seat_wins(S, tab, seat, -1)
-    mask = _kong_mask(S, tab, R, seat, drawn)
-    V[seat, vw.V_QUESTION] = Q_TURN
-    V[seat, vw.V_TILE] = drawn
-    V[seat, vw.V_FROM] = -1
-    V[seat, vw.V_CAN_WIN] = 1 if can_win else 0
-    V[seat, vw.V_CAN_PUNG] = 0
-    V[seat, vw.V_CAN_KONG] = 0
-    V[seat, vw.V_KONG_MASK] = mask
-    V[seat, vw.V_MUST_VOID] = 1 if _must_void(S, seat) else 0
-    V[seat, vw.V_AFTER_PUNG] = 1 if phase == PHASE_AFTER_PUNG else 0
+        can_win = S[O_DRAW_RDY + seat] == 1 and _seat_wins(S, tab, seat, MINUS_ONE)
+    mask = _kong_mask(S, tab, seat, drawn)
+    v = _v(seat)
+    S[v + vw.V_QUESTION] = Q_TURN
+    S[v + vw.V_TILE] = drawn
+    S[v + vw.V_FROM] = -1
+    S[v + vw.V_CAN_WIN] = 1 if can_win else 0
+    S[v + vw.V_CAN_PUNG] = 0
+    S[v + vw.V_CAN_KONG] = 0
+    S[v + vw.V_KONG_MASK] = mask
+    S[v + vw.V_MUST_VOID] = 1 if _must_void(S, seat) else 0
+    S[v + vw.V_AFTER_PUNG] = 1 if phase == PHASE_AFTER_PUNG else 0
     return can_win, mask
 
 
-@nb.njit(cache=True, inline="always")
-def _legal_discard(S, V, seat, t, drawn):
+@nb.njit(cache=True)
+def _legal_discard(S, seat, t, drawn):
     if t < 0 or t >= 27 or S[O_HAND + seat * 27 + t] <= 0:
         return False
     if S[O_LOCKED + seat] and t != drawn:
         return False
-    if V[seat, vw.V_MUST_VOID] and t // 9 != S[O_VOID + seat]:
+    if _must_void(S, seat) and t // 9 != S[O_VOID + seat]:
         return False
     return True
 
 
 @nb.njit(cache=True)
-def _finish(S, V, L, tab, R, hand_out, seat_out, pay_out, reason, pats, check):
-    """End of hand: checks at an exhausted wall, invariants, and the per-hand and per-seat rows."""
-    S[O_END_REASON] = reason
-    if reason == END_WALL_EXHAUSTED:
-        _wall_checks(S, V, L, tab, R, pay_out, pats)
-    r = S[O_ROW]
-    if check:
-        total = 0
-        for s in range(4):
-            total += S[O_NET + s]
-        if total != 0:
-            _error(S, ERR_INVARIANT, -1, -1, INV_ZERO_SUM)
-        if S[O_N_PAY] <= pay_out.shape[1]:
-            for s in range(4):
-                acc = 0
-                for i in range(S[O_N_PAY]):
-                    if pay_out[r, i, P_PAYER] == s:
-                        acc -= pay_out[r, i, P_AMOUNT]
-                    if pay_out[r, i, P_PAYEE] == s:
-                        acc += pay_out[r, i, P_AMOUNT]
-                if acc != S[O_NET + s]:
-                    _error(S, ERR_INVARIANT, s, -1, INV_PAYMENTS)
-    if L.shape[0] > 0:
-        _log(S, L, EV_END, reason, tiles_left(S), S[O_NEXT_DEALER], 0, 0)
+def _discard(S, seat, t):
+    """Move t from the seat's hand to its pile; every seat sees it."""
+    _add(S, seat, t, MINUS_ONE)
+    S[O_PILE + t] += 1
+    for s in range(4):
+        v = _v(s)
+        S[v + vw.V_VISIBLE + t] += 1  # the discarder's own copy moved from hand to pile
+        if s == seat:
+            S[v + vw.V_MUST_VOID] = 1 if _must_void(S, seat) else 0
+        nd = S[v + vw.V_N_DISCARDS]
+        if nd < vw.N_DISC_SEQ:
+            S[v + vw.V_DISC_SEQ + nd] = seat * 32 + t
+        S[v + vw.V_N_DISCARDS] = nd + 1
+    if _tracing(S):
+        _log(S, EV_DISCARD, seat, t, ZERO, ZERO, ZERO)
 
 
 @nb.njit(cache=True)
-def _write_rows(S, hand_out, seat_out, win_out):
-    r = S[O_ROW]
-    hand_out[r, H_DEALER] = S[O_DEALER]
-    hand_out[r, H_EXCHANGE_DIR] = S[O_EXDIR]
-    hand_out[r, H_END_REASON] = S[O_END_REASON]
-    hand_out[r, H_TILES_LEFT] = tiles_left(S)
+def _finish(S, tab, reason):
+    """End of hand: checks at an exhausted wall, and the zero-sum and payment invariants."""
+    S[O_END_REASON] = reason
+    if reason == END_WALL_EXHAUSTED:
+        _wall_checks(S, tab)
+    if S[O_CHECK]:
+        if S[O_NET] + S[O_NET + 1] + S[O_NET + 2] + S[O_NET + 3] != 0:
+            _error(S, ERR_INVARIANT, MINUS_ONE, MINUS_ONE, INV_ZERO_SUM)
+        if S[O_N_PAY] <= S[O_PCAP]:
+            for s in range(4):
+                acc = 0
+                for i in range(S[O_N_PAY]):
+                    o = S[O_OFF_PBUF] + i * N_PAY_FIELDS
+                    if S[o + P_PAYER] == s:
+                        acc -= S[o + P_AMOUNT]
+                    if S[o + P_PAYEE] == s:
+                        acc += S[o + P_AMOUNT]
+                if acc != S[O_NET + s]:
+                    _error(S, ERR_INVARIANT, I64(s), MINUS_ONE, INV_PAYMENTS)
+    if _tracing(S):
+        _log(S, EV_END, reason, tiles_left(S), S[O_NEXT_DEALER], ZERO, ZERO)
+
+
+@nb.njit(cache=True)
+def _write_rows(S, row, hand_out, seat_out, win_out, pay_out):
+    """Copy the hand's results into its output rows (buffers beyond the capacity are counted
+    but not written; the caller re-runs with room)."""
+    hand_out[row, H_DEALER] = S[O_DEALER]
+    hand_out[row, H_EXCHANGE_DIR] = S[O_EXDIR]
+    hand_out[row, H_END_REASON] = S[O_END_REASON]
+    hand_out[row, H_TILES_LEFT] = tiles_left(S)
     n = 0
     for s in range(4):
         if S[O_WINS + s] > 0:
             n += 1
-    hand_out[r, H_WINNERS] = n
-    hand_out[r, H_TURNS] = S[O_TURNS]
-    hand_out[r, H_NEXT_DEALER] = S[O_NEXT_DEALER]
-    hand_out[r, H_N_WINS] = S[O_N_WINS]
-    hand_out[r, H_N_PAYMENTS] = S[O_N_PAY]
-    hand_out[r, H_ERROR] = S[O_ERR]
-    hand_out[r, H_ERR_SEAT] = S[O_ERR + 1]
-    hand_out[r, H_ERR_QUESTION] = S[O_ERR + 2]
-    hand_out[r, H_ERR_ANSWER] = S[O_ERR + 3]
-    hand_out[r, H_N_EVENTS] = S[O_N_EV]
+    hand_out[row, H_WINNERS] = n
+    hand_out[row, H_TURNS] = S[O_TURNS]
+    hand_out[row, H_NEXT_DEALER] = S[O_NEXT_DEALER]
+    hand_out[row, H_N_WINS] = S[O_N_WINS]
+    hand_out[row, H_N_PAYMENTS] = S[O_N_PAY]
+    hand_out[row, H_ERROR] = S[O_ERR]
+    hand_out[row, H_ERR_SEAT] = S[O_ERR + 1]
+    hand_out[row, H_ERR_QUESTION] = S[O_ERR + 2]
+    hand_out[row, H_ERR_ANSWER] = S[O_ERR + 3]
+    hand_out[row, H_N_EVENTS] = S[O_N_EV]
+    n_w = min(S[O_N_WINS], S[O_WCAP], win_out.shape[1])
+    for w in range(n_w):
+        o = S[O_OFF_WBUF] + w * N_WIN_FIELDS
+        for f in range(N_WIN_FIELDS):
+            win_out[row, w, f] = S[o + f]
+    n_p = min(S[O_N_PAY], S[O_PCAP], pay_out.shape[1])
+    for i in range(n_p):
+        o = S[O_OFF_PBUF] + i * N_PAY_FIELDS
+        for f in range(N_PAY_FIELDS):
+            pay_out[row, i, f] = S[o + f]
     for s in range(4):
-        seat_out[r, s, S_VOID] = S[O_VOID + s]
-        seat_out[r, s, S_NET] = S[O_NET + s]
-        seat_out[r, s, S_WINS] = S[O_WINS + s]
+        seat_out[row, s, S_VOID] = S[O_VOID + s]
+        seat_out[row, s, S_NET] = S[O_NET + s]
+        seat_out[row, s, S_WINS] = S[O_WINS + s]
         w = S[O_FIRST_WIN + s]
-        if w >= 0 and w < win_out.shape[1]:
-            seat_out[r, s, S_WIN_ORDER] = w + 1
-            seat_out[r, s, S_WIN_KIND] = win_out[r, w, W_KIND]
-            seat_out[r, s, S_FAN] = win_out[r, w, W_FAN]
-            seat_out[r, s, S_BASE] = win_out[r, w, W_BASE]
+        if 0 <= w < n_w:
+            o = S[O_OFF_WBUF] + w * N_WIN_FIELDS
+            seat_out[row, s, S_WIN_ORDER] = w + 1
+            seat_out[row, s, S_WIN_KIND] = S[o + W_KIND]
+            seat_out[row, s, S_FAN] = S[o + W_FAN]
+            seat_out[row, s, S_BASE] = S[o + W_BASE]
         else:
-            seat_out[r, s, S_WIN_ORDER] = -1 if w < 0 else w + 1
-            seat_out[r, s, S_WIN_KIND] = -1
-            seat_out[r, s, S_FAN] = -1
-            seat_out[r, s, S_BASE] = -1
-        seat_out[r, s, S_PIG] = S[O_PIG + s]
-        seat_out[r, s, S_READY] = S[O_READY + s]
-        seat_out[r, s, S_KONGS] = S[O_SEAT_KONGS + s]
+            seat_out[row, s, S_WIN_ORDER] = -1 if w < 0 else w + 1
+            seat_out[row, s, S_WIN_KIND] = -1
+            seat_out[row, s, S_FAN] = -1
+            seat_out[row, s, S_BASE] = -1
+        seat_out[row, s, S_PIG] = S[O_PIG + s]
+        seat_out[row, s, S_READY] = S[O_READY + s]
+        seat_out[row, s, S_KONGS] = S[O_SEAT_KONGS + s]
         for i in range(6):
-            seat_out[r, s, S_NET_WIN + i] = S[O_NET_REASON + s * 6 + i]
-        seat_out[r, s, S_SCORE_BEFORE] = S[O_SCORE0 + s]
+            seat_out[row, s, S_NET_WIN + i] = S[O_NET_REASON + s * 6 + i]
+        seat_out[row, s, S_SCORE_BEFORE] = S[O_SCORE0 + s]
 
 
 @nb.njit(cache=True)
-def play_hand(S, V, L, tab, R, fns, script, seed, g, dealer, scores0, fixed_wall, fixed_dir, row,
-              hand_out, seat_out, win_out, pay_out, pats, winners, check):
-    """Play hand ``g`` into output row ``row``; returns the next dealer (RULES.md: match)."""
-    flow = R[R_FLOW]
-    _reset(S, V, seed, g, dealer, scores0, flow)
-    S[O_ROW] = row
-    _shuffle(S, seed, g, fixed_wall)
-    _deal(S, V, dealer)
-    _check(S, check)
-    if R[R_EXCHANGE]:
-        if not _exchange(S, V, L, tab, R, fns, script, seed, g, fixed_dir):
-            _write_rows(S, hand_out, seat_out, win_out)
+def _self_draw(S, tab, cur, drawn, phase, dealer):
+    """The seat wins on its own tiles: context, the set-aside tile, settlement."""
+    ctx = CTX_SELF_DRAW
+    kind = WIN_SELF_DRAW
+    if phase == PHASE_REPLACEMENT:
+        ctx |= CTX_KONG_REPLACEMENT
+        kind = WIN_KONG_REPLACEMENT
+    if tiles_left(S) == 0:
+        ctx |= CTX_LAST_TILE
+    if S[O_CLEAN]:
+        if phase == PHASE_FIRST:
+            ctx |= CTX_HEAVENLY
+        elif phase == PHASE_DRAW and cur != dealer and S[O_DRAWS + cur] == 1:
+            ctx |= CTX_EARTHLY
+    if S[O_CHECK] and _must_void(S, cur):
+        _error(S, ERR_INVARIANT, cur, Q_TURN, INV_VOID_WIN)
+    tile = drawn if drawn >= 0 else _first_hand_tile_to_set_aside(S, tab, cur)
+    _settle_self_draw(S, tab, cur, I64(tile), kind, I64(ctx))
+    _set_aside_from_hand(S, cur, I64(tile))
+
+
+@nb.njit(cache=True)
+def _after_wins(S, cur):
+    """Where play goes after wins on a tile from ``cur``: (end reason or -1, next seat). After
+    the winner furthest from ``cur`` in turn order (RULES.md: rulings)."""
+    if _three_won(S):
+        return END_THREE_WON, cur
+    if tiles_left(S) == 0:
+        return END_WALL_EXHAUSTED, cur
+    furthest = S[O_WINNERS]
+    for i in range(4):
+        w = S[O_WINNERS + i]
+        if w >= 0 and (w - cur) % 4 > (furthest - cur) % 4:
+            furthest = w
+    return I64(-1), next_active(S, furthest)
+
+
+@nb.njit(cache=True)
+def play_hand(S, tab, fns, dealer, scores0, fixed_wall, fixed_dir):
+    """Play the hand whose seed and index are in S's header; returns the next dealer
+    (RULES.md: match). The results stay in S until ``_write_rows``."""
+    _reset(S, dealer, scores0)
+    _shuffle(S, fixed_wall)
+    _deal(S, dealer)
+    _check(S)
+    if _r(S, R_EXCHANGE):
+        if not _exchange(S, tab, fns, fixed_dir):
             return dealer
-        _check(S, check)
-    if not _choose_voids(S, V, L, tab, fns, script):
-        _write_rows(S, hand_out, seat_out, win_out)
+        _check(S)
+    if not _choose_voids(S, tab, fns):
         return dealer
     cur = dealer
     phase = PHASE_FIRST
     kong_turn = False
-    end = -1
+    end = I64(-1)
     while end < 0 and S[O_ERR] == ERR_NONE:
-        drawn = -1
+        drawn = I64(-1)
         if phase == PHASE_DRAW:
-            drawn = _draw(S, V, L, tab, cur, False)
+            drawn = _draw(S, tab, cur, ZERO)
             kong_turn = False
         elif phase == PHASE_REPLACEMENT:
-            drawn = _draw(S, V, L, tab, cur, True)
+            drawn = _draw(S, tab, cur, ONE)
         else:
             kong_turn = False
-        _check(S, check)
+        _check(S)
         # the seat's turn: win, kong (then a replacement, and again), or discard
         while S[O_ERR] == ERR_NONE:
-            can_win, mask = _turn_options(S, V, tab, R, cur, drawn, phase)
+            can_win, mask = _turn_options(S, tab, cur, drawn, phase)
             if S[O_LOCKED + cur] and not can_win and mask == 0:
                 ans = drawn
-                _script_forced(S, script, cur, Q_TURN, ans)
+                _script_forced(S, cur, Q_TURN, ans)
             else:
-                ans = _ask(S, V, tab, fns, script, cur, Q_TURN)
+                ans = _ask(S, tab, fns, cur, Q_TURN)
             if ans == A_WIN and can_win:
-                ctx = CTX_SELF_DRAW
-                kind = WIN_SELF_DRAW
-                if phase == PHASE_REPLACEMENT:
-                    ctx |= CTX_KONG_REPLACEMENT
-                    kind = WIN_KONG_REPLACEMENT
-                if tiles_left(S) == 0:
-                    ctx |= CTX_LAST_TILE
-                if S[O_CLEAN]:
-                    if phase == PHASE_FIRST:
-                        ctx |= CTX_HEAVENLY
-                    elif phase == PHASE_DRAW and cur != dealer and S[O_DRAWS + cur] == 1:
-                        ctx |= CTX_EARTHLY
-                if check and _must_void(S, cur):
-                    _error(S, ERR_INVARIANT, cur, Q_TURN, INV_VOID_WIN)
-                tile = drawn if drawn >= 0 else _first_hand_tile_to_set_aside(S, tab, R, cur, pats)
-                _settle_self_draw(S, V, L, tab, R, win_out, pay_out, cur, tile, kind, ctx, pats)
-                _set_aside_from_hand(S, V, cur, tile)
-                _check(S, check)
-                if _three_won(S, R):
+                _self_draw(S, tab, cur, drawn, phase, dealer)
+                _check(S)
+                if _three_won(S):
                     end = END_THREE_WON
                 elif tiles_left(S) == 0:
                     end = END_WALL_EXHAUSTED
@@ -1189,72 +1316,51 @@ def play_hand(S, V, L, tab, R, fns, script, seed, g, dealer, scores0, fixed_wall
                     cur = next_active(S, cur)
                     phase = PHASE_DRAW
                 break
-            if ans >= A_KONG and ans < A_KONG + 27 and (mask >> (ans - A_KONG)) & 1:
+            if A_KONG <= ans < A_KONG + 27 and (mask >> (ans - A_KONG)) & 1:
                 t = ans - A_KONG
                 if _find_pung(S, cur, t) >= 0 and S[O_LOCKED + cur] == 0:
-                    if L.shape[0] > 0:
-                        _log(S, L, EV_KONG, cur, t, KONG_ADDED, -1, 0)
-                    n_rob = _rob_window(S, V, L, tab, R, fns, script, win_out, pay_out, cur, t, pats, winners)
+                    if _tracing(S):
+                        _log(S, EV_KONG, cur, t, KONG_ADDED, MINUS_ONE, ZERO)
+                    n_rob = _rob_window(S, tab, fns, cur, t)
                     if n_rob < 0:
                         break
                     if n_rob > 0:
-                        _check(S, check)
-                        if _three_won(S, R):
+                        _check(S)
+                        if _three_won(S):
                             end = END_THREE_WON
                         else:
-                            cur = next_active(S, winners[n_rob - 1])
+                            cur = next_active(S, S[O_WINNERS + n_rob - 1])
                             phase = PHASE_DRAW
                         break
-                    _declare_kong(S, V, L, R, pay_out, cur, t, KONG_ADDED, -1)
+                    _declare_kong(S, cur, t, KONG_ADDED, MINUS_ONE)
                 else:
-                    _declare_kong(S, V, L, R, pay_out, cur, t, KONG_CONCEALED, -1)
+                    _declare_kong(S, cur, t, KONG_CONCEALED, MINUS_ONE)
                 kong_turn = True
                 phase = PHASE_REPLACEMENT
-                drawn = _draw(S, V, L, tab, cur, True)
-                _check(S, check)
+                drawn = _draw(S, tab, cur, ONE)
+                _check(S)
                 continue
-            if not _legal_discard(S, V, cur, ans, drawn):
+            if not _legal_discard(S, cur, ans, drawn):
                 _error(S, ERR_ILLEGAL, cur, Q_TURN, ans)
                 break
             t = ans
-            if check and V[cur, vw.V_MUST_VOID] and t // 9 != S[O_VOID + cur]:
+            if S[O_CHECK] and _must_void(S, cur) and t // 9 != S[O_VOID + cur]:
                 _error(S, ERR_INVARIANT, cur, Q_TURN, INV_VOID_DISCARD)
-            _add(S, V, cur, t, -1)
-            V[cur, vw.V_VISIBLE + t] += 1
-            _show(V, t, 1, cur)
-            S[O_PILE + t] += 1
-            V[cur, vw.V_MUST_VOID] = 1 if _must_void(S, cur) else 0
-            for v in range(4):
-                V[v, vw.V_DISCARDED + cur * 27 + t] += 1
-                nd = V[v, vw.V_N_DISCARDS]
-                if nd < vw.N_DISC_SEQ:
-                    V[v, vw.V_DISC_SEQ + nd] = cur * 32 + t
-                V[v, vw.V_N_DISCARDS] = nd + 1
-            if L.shape[0] > 0:
-                _log(S, L, EV_DISCARD, cur, t, 0, 0, 0)
-            _check(S, check)
-            liability = kong_turn and R[R_KONG_DISCARD_LIABILITY] == 1
-            kind, seat = _claims(S, V, L, tab, R, fns, script, win_out, pay_out, cur, t, liability, pats, winners)
-            _check(S, check)
+            _discard(S, cur, t)
+            _check(S)
+            liability = kong_turn and _r(S, R_KONG_DISCARD_LIABILITY) == 1
+            kind, seat = _claims(S, tab, fns, cur, t, liability)
+            _check(S)
             if kind < 0:
                 break
             if kind == 1:
-                if _three_won(S, R):
-                    end = END_THREE_WON
-                elif tiles_left(S) == 0:
-                    end = END_WALL_EXHAUSTED
-                else:
-                    furthest = winners[0]
-                    for i in range(4):
-                        if winners[i] >= 0 and (winners[i] - cur) % 4 > (furthest - cur) % 4:
-                            furthest = winners[i]
-                    cur = next_active(S, furthest)
-                    phase = PHASE_DRAW
+                end, cur = _after_wins(S, cur)
+                phase = PHASE_DRAW
             elif kind == 2:
-                cur = seat
+                cur = I64(seat)
                 phase = PHASE_AFTER_PUNG
             elif kind == 3:
-                cur = seat
+                cur = I64(seat)
                 kong_turn = True
                 phase = PHASE_REPLACEMENT
             elif tiles_left(S) == 0:
@@ -1263,10 +1369,8 @@ def play_hand(S, V, L, tab, R, fns, script, seed, g, dealer, scores0, fixed_wall
                 cur = next_active(S, cur)
                 phase = PHASE_DRAW
             break
-    if S[O_ERR] == ERR_NONE or S[O_ERR] == ERR_INVARIANT:
-        if end >= 0:
-            _finish(S, V, L, tab, R, hand_out, seat_out, pay_out, end, pats, check)
-    _write_rows(S, hand_out, seat_out, win_out)
+    if (S[O_ERR] == ERR_NONE or S[O_ERR] == ERR_INVARIANT) and end >= 0:
+        _finish(S, tab, end)
     return S[O_NEXT_DEALER]
 
 
@@ -1276,85 +1380,85 @@ BLOCK = 64
 
 
 @nb.njit(cache=True)
-def _keep_alive(S, V, L, pats, winners):
-    """A use of the scratch arrays after the loop, so their unowned views stay valid."""
-    S[0] += V[0, 0] * 0 + L.shape[0] * 0 + pats[0] * 0 + winners[0] * 0
+def _init_header(S, R, seed, win_cap, pay_cap, check):
+    """The header of a batch block's S: buffers right after the views, no script, no log."""
+    S[O_OFF_WBUF] = O_FIXED_END
+    S[O_OFF_PBUF] = O_FIXED_END + win_cap * N_WIN_FIELDS
+    S[O_OFF_SCRIPT] = S[O_OFF_PBUF] + pay_cap * N_PAY_FIELDS
+    S[O_OFF_LOG] = S[O_OFF_SCRIPT]
+    S[O_WCAP] = win_cap
+    S[O_PCAP] = pay_cap
+    S[O_SCRIPT_LEN] = 0
+    S[O_LOG_CAP] = 0
+    S[O_CHECK] = 1 if check else 0
+    S[O_SEED] = seed
+    S[O_REVEALED_ROWS] = 15
+    for i in range(N_RULE_FIELDS):
+        S[O_RULES + i] = R[i]
 
 
-@nb.njit(cache=True)
-def _alloc_scratch():
-    S = np.zeros(S_LEN, np.int64)
-    V = np.zeros((4, vw.VIEW_LEN), np.int64)
-    L = np.zeros((0, LOG_WIDTH), np.int64)
-    pats = np.zeros(N_PATTERNS, np.int64)
-    winners = np.full(4, -1, np.int64)
-    return S, V, L, pats, winners
-
-
-_I64 = nb.types.int64
+_I64T = nb.types.int64
 _FNS = nb.types.UniTuple(vw.STRATEGY_TYPE, 12)
 _OUT2 = nb.types.int32[:, ::1]
 _OUT3 = nb.types.int32[:, :, ::1]
-SIG_BATCH = nb.types.void(nb.types.uint8[::1], _I64[::1], _FNS, _I64, _I64, _I64, nb.types.boolean,
+SIG_BATCH = nb.types.void(nb.types.uint8[::1], _I64T[::1], _FNS, _I64T, _I64T, _I64T, nb.types.boolean,
                           nb.types.boolean, _OUT2, _OUT3, _OUT3, _OUT3)
-SIG_TRACED = nb.types.void(nb.types.uint8[::1], _I64[::1], _FNS, _I64[:, :, ::1], _I64, _I64, _I64, _I64[::1],
-                           _I64[::1], _I64, _I64[::1], _I64[:, ::1], _OUT2, _OUT3, _OUT3, _OUT3, nb.types.boolean)
+SIG_TRACED = nb.types.void(nb.types.uint8[::1], _FNS, _I64T, _I64T[::1], _I64T[::1], _I64T, _I64T[::1],
+                           _OUT2, _OUT3, _OUT3, _OUT3)
 
 
 @nb.njit(SIG_BATCH, cache=True, parallel=True)
-def play_batch(tab, R, fns, seed, first, n_items, match_mode, check,
-               hand_out, seat_out, win_out, pay_out):
+def play_batch(tab, R, fns, seed, first, n_items, match_mode, check, hand_out, seat_out, win_out, pay_out):
     """Play ``n_items`` independent hands (global indices first..) or matches (first..) into the
     output rows. Independent hand g is dealt by seat g mod 4. A match plays
     ``hands_per_match`` hands from ``start_points``, seat 0 dealing first, the next dealer by
     RULES.md; its hand j has global index match * hands_per_match + j. Results do not depend
     on thread count or block size: every hand is reset and seeded by its global index."""
-    hpm = R[17] if match_mode else 1  # R_HANDS_PER_MATCH
+    hpm = R[R_HANDS_PER_MATCH] if match_mode else 1
     n_blocks = (n_items + BLOCK - 1) // BLOCK
-    script = np.zeros((4, 0, 3), np.int64)
+    win_cap = win_out.shape[1]
+    pay_cap = pay_out.shape[1]
+    s_len = O_FIXED_END + win_cap * N_WIN_FIELDS + pay_cap * N_PAY_FIELDS
     empty_wall = np.zeros(0, np.int64)
     tab = unowned(tab)
-    R = unowned(R)
     hand_out = unowned(hand_out)
     seat_out = unowned(seat_out)
     win_out = unowned(win_out)
     pay_out = unowned(pay_out)
+    no_dir = I64(0)
     for b in nb.prange(n_blocks):
-        S0, V0, L0, pats0, winners0 = _alloc_scratch()
-        S, V, L, pats, winners = unowned(S0), unowned(V0), unowned(L0), unowned(pats0), unowned(winners0)
-        scores = np.zeros(4, np.int64)
+        S_own = np.zeros(s_len, np.int64)
+        S = unowned(S_own)
+        _init_header(S, R, seed, I64(win_cap), I64(pay_cap), check)
+        scores_own = np.zeros(4, np.int64)
+        scores = unowned(scores_own)
         lo = b * BLOCK
         hi = min(lo + BLOCK, n_items)
         for item in range(lo, hi):
             if match_mode:
                 m = first + item
-                dealer = 0
+                dealer = I64(0)
                 for s in range(4):
-                    scores[s] = R[18]  # R_START_POINTS
+                    scores[s] = R[R_START_POINTS]
                 for j in range(hpm):
-                    g = m * hpm + j
-                    row = item * hpm + j
-                    dealer = play_hand(S, V, L, tab, R, fns, script, seed, g, dealer, scores, empty_wall, 0,
-                                       row, hand_out, seat_out, win_out, pay_out, pats, winners, check)
+                    S[O_G] = m * hpm + j
+                    dealer = play_hand(S, tab, fns, dealer, scores, empty_wall, no_dir)
+                    _write_rows(S, item * hpm + j, hand_out, seat_out, win_out, pay_out)
                     for s in range(4):
                         scores[s] += S[O_NET + s]
                     if S[O_ERR] != ERR_NONE:
                         break
             else:
                 g = first + item
-                play_hand(S, V, L, tab, R, fns, script, seed, g, g % 4, scores, empty_wall, 0,
-                          item, hand_out, seat_out, win_out, pay_out, pats, winners, check)
-        _keep_alive(S0, V0, L0, pats0, winners0)
+                S[O_G] = g
+                play_hand(S, tab, fns, g % 4, scores, empty_wall, no_dir)
+                _write_rows(S, item, hand_out, seat_out, win_out, pay_out)
+        S_own[0] += scores_own[0] * 0  # keep the owners alive past the last use of their views
+
 
 @nb.njit(SIG_TRACED, cache=True)
-def play_traced(tab, R, fns, script, seed, g, dealer, scores0, fixed_wall, fixed_dir, S, L,
-                hand_out, seat_out, win_out, pay_out, check):
-    """One hand with its event log (for traces and scenarios); same code path as the batch.
-    Leaves the hand's final state in S (the wall is ``S[O_WALL:O_WALL+108]``)."""
-    V0 = np.zeros((4, vw.VIEW_LEN), np.int64)
-    pats0 = np.zeros(N_PATTERNS, np.int64)
-    winners0 = np.full(4, -1, np.int64)
-    play_hand(unowned(S), unowned(V0), unowned(L), unowned(tab), unowned(R), fns, unowned(script), seed, g,
-              dealer, unowned(scores0), unowned(fixed_wall), fixed_dir, 0, unowned(hand_out), unowned(seat_out),
-              unowned(win_out), unowned(pay_out), unowned(pats0), unowned(winners0), check)
-    _keep_alive(S, V0, L, pats0, winners0)
+def play_traced(tab, fns, dealer, scores0, fixed_wall, fixed_dir, S, hand_out, seat_out, win_out, pay_out):
+    """One hand with its event log on (traces, scenarios): the same ``play_hand`` as the batch.
+    S must be laid out by ``layout`` with its header filled (see ``simcore.trace``)."""
+    play_hand(unowned(S), unowned(tab), fns, dealer, unowned(scores0), unowned(fixed_wall), fixed_dir)
+    _write_rows(S, I64(0), hand_out, seat_out, win_out, pay_out)

@@ -64,22 +64,18 @@ def run_traced(rules: RuleSet, fns: tuple, seed: int, g: int, dealer: int, score
                win_cap: int = 256, pay_cap: int = 1024):
     """Play hand g with the log on; returns the raw arrays (state, log, rows)."""
     tab = load_tables()
-    R = rules.to_array()
     scores0 = np.zeros(4, np.int64) if scores is None else np.asarray(scores, np.int64)
     wall = np.zeros(0, np.int64) if fixed_wall is None else np.asarray(fixed_wall, np.int64)
-    scr = np.zeros((4, 0, 3), np.int64) if script is None else np.ascontiguousarray(script, np.int64)
-    S = np.zeros(E.S_LEN, np.int64)
-    L = np.zeros((LOG_ROWS, E.LOG_WIDTH), np.int64)
+    S = E.new_state(rules.to_array(), seed, g, win_cap, pay_cap, script, LOG_ROWS, check)
     hand = np.zeros((1, E.N_HAND_FIELDS), np.int32)
     seat = np.zeros((1, 4, E.N_SEAT_FIELDS), np.int32)
     win = np.zeros((1, win_cap, E.N_WIN_FIELDS), np.int32)
     pay = np.zeros((1, pay_cap, E.N_PAY_FIELDS), np.int32)
-    E.play_traced(tab, R, fns, scr, np.int64(seed), np.int64(g), np.int64(dealer), scores0, wall,
-                  np.int64(fixed_dir), S, L, hand, seat, win, pay, bool(check))
+    E.play_traced(tab, fns, np.int64(dealer), scores0, wall, np.int64(fixed_dir), S, hand, seat, win, pay)
     n_ev = int(hand[0, E.H_N_EVENTS])
     if n_ev > LOG_ROWS:
         raise RuntimeError(f"hand {g} logged {n_ev} events, more than {LOG_ROWS}")
-    return S, L[:n_ev], hand, seat, win, pay
+    return S, E.log_rows(S), hand, seat, win, pay
 
 
 def events_from_log(rules: RuleSet, strategies: list[str], seed: int, g: int, dealer: int, scores0,

@@ -34,7 +34,8 @@ STRATEGY_SIG = types.int64(types.int64, types.int64[::1], types.uint8[::1])
 STRATEGY_TYPE = types.FunctionType(STRATEGY_SIG)
 
 # -- questions and answers --------------------------------------------------------------------
-Q_EXCHANGE, Q_VOID, Q_TURN, Q_CLAIM, Q_ROB = range(5)
+# np.int64 so that passing them to jitted helpers never makes numba compile a copy per value.
+Q_EXCHANGE, Q_VOID, Q_TURN, Q_CLAIM, Q_ROB = (np.int64(i) for i in range(5))
 QUESTION_NAMES = ("exchange", "void", "turn", "claim", "rob")
 
 A_DISCARD = 0  # discard(t) = t
@@ -79,17 +80,16 @@ V_PASSED = 111      # 3 tiles this seat passed in the exchange (-1 without one)
 V_RECEIVED = 114    # 3 tiles it received
 V_VISIBLE = 117     # 27 counts of tiles this seat can see: own hand and sets, every discard
                     # pile, exposed sets, winners' revealed hands and set-aside winning tiles
-V_DISCARDED = 144   # [seat*27 + t]: tiles each seat has discarded this hand (claimed ones too)
-V_REVEALED = 252    # [seat*27 + t]: winners' revealed concealed tiles
-V_DISC_SEQ = 360    # the discard sequence: seat*32 + tile, V_N_DISCARDS entries (at most 128)
-N_DISC_SEQ = 128
-V_SCRATCH = 488     # free for the strategy
+V_SCRATCH = 144     # free for the strategy; zero at the start of each hand
 N_SCRATCH = 64
-VIEW_LEN = 552
+V_ZEROED = 208      # slots [0, V_ZEROED) start each hand at zero (before the engine fills them)
+V_REVEALED = 208    # [seat*27 + t]: winners' revealed concealed tiles
+V_DISC_SEQ = 316    # the discard sequence: seat*32 + tile, V_N_DISCARDS entries (at most 128)
+N_DISC_SEQ = 128
+VIEW_LEN = 444
 
-M_PUNG, M_KONG_EXPOSED, M_KONG_ADDED, M_KONG_CONCEALED = 1, 2, 3, 4
-MELD_NAMES = {M_PUNG: "pung", M_KONG_EXPOSED: "kong_exposed", M_KONG_ADDED: "kong_added",
-              M_KONG_CONCEALED: "kong_concealed"}
+M_PUNG, M_KONG_EXPOSED, M_KONG_ADDED, M_KONG_CONCEALED = (np.int64(i) for i in range(1, 5))
+MELD_NAMES = {1: "pung", 2: "kong_exposed", 3: "kong_added", 4: "kong_concealed"}
 
 
 @nb.njit(cache=True, inline="always")
@@ -118,6 +118,16 @@ def rand_u64(view):
     c = view[V_RNG_COUNT]
     view[V_RNG_COUNT] = c + 1
     return stream_value(np.uint64(view[V_RNG_KEY]), c)
+
+
+@nb.njit(cache=True)
+def discarded_by(view, seat, t):
+    """How many t the seat has discarded this hand (claimed ones included)."""
+    n = 0
+    for i in range(min(view[V_N_DISCARDS], N_DISC_SEQ)):
+        if view[V_DISC_SEQ + i] == seat * 32 + t:
+            n += 1
+    return n
 
 
 @nb.njit(cache=True)
