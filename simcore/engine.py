@@ -312,7 +312,7 @@ def _codes_without_void(S, seat):
     return c0, c1, c2
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def _seat_wins(S, tab, seat, extra):
     """Does the seat's concealed hand (plus tile ``extra`` if >= 0) win? Uses the incremental
     suit codes and pair slots; the engine keeps 14 - 3k tiles in such a hand."""
@@ -338,7 +338,7 @@ def _seat_wins(S, tab, seat, extra):
     return k == 0 and n2 == 7
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def _ready_hint(S, tab, seat):
     """1 if the seat's 13 - 3k concealed tiles may be ready (fast shanten <= 0, no void tile),
     else 0; cached until its tiles change. Every hand that can win with one more tile passes,
@@ -591,7 +591,7 @@ def _can_win_on(S, tab, seat, t):
     return _ready_hint(S, tab, seat) == 1 and _seat_wins(S, tab, seat, t)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def _offer(S, seat, t, frm, can_win, can_pung, can_kong):
     v = _v(seat)
     S[v + vw.V_TILE] = t
@@ -781,7 +781,7 @@ def _draw(S, tab, seat, replacement):
     return t
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def _find_pung(S, seat, t):
     for i in range(S[O_N_MELDS + seat]):
         if S[O_MELD_KIND + seat * 4 + i] == M_PUNG and S[O_MELD_TILE + seat * 4 + i] == t:
@@ -900,14 +900,14 @@ def _settle_on_tile(S, tab, n_win, tile, frm, kind, liability):
             _after_first_win(S, seat)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def _three_won(S):
     if _r(S, R_FLOW):
         return False
     return S[O_OUT] + S[O_OUT + 1] + S[O_OUT + 2] + S[O_OUT + 3] >= 3
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def _clear_winners(S):
     for i in range(4):
         S[O_WINNERS + i] = -1
@@ -1122,7 +1122,7 @@ def _turn_options(S, tab, seat, drawn, phase):
     return can_win, mask
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def _legal_discard(S, seat, t, drawn):
     if t < 0 or t >= 27 or S[O_HAND + seat * 27 + t] <= 0:
         return False

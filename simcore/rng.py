@@ -16,9 +16,9 @@ _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
 
 # Stream purposes within a hand.
-STREAM_WALL = 0
-STREAM_DIRECTION = 1
-STREAM_SEAT = 2  # + seat: each seat's strategy stream
+STREAM_WALL = np.int64(0)
+STREAM_DIRECTION = np.int64(1)
+STREAM_SEAT = np.int64(2)  # + seat: each seat's strategy stream
 
 
 @nb.njit(cache=True, inline="always")

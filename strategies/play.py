@@ -1,35 +1,38 @@
-"""Play strategies: answers to Q_TURN, Q_CLAIM and Q_ROB (and any question, for safety).
+"""Play strategies: answers to Q_TURN, Q_CLAIM and Q_ROB.
 
-Each is a jitted ``STRATEGY_SIG`` function; the registry names them. Shared decision pieces
-(best discard by shanten, kong and pung tests) are plain jitted helpers so stronger players
-reuse them.
+The ladder, from weakest: ``random`` (a uniformly random legal answer), ``greedy`` (lowest
+shanten), ``efficient`` (lowest shanten, then the most live tiles that lower it), ``flush``
+(efficient, but with one long suit it plays for a full flush), ``defensive`` (efficient, but
+against an opponent who looks ready it discards safe tiles). All always win when they can.
+
+They share one discard chooser, ``choose_discard``, whose ``mode`` selects the tie-breaks; the
+hand evaluation itself is ``strategies.core``.
 """
 
 from __future__ import annotations
 
 import numba as nb
+import numpy as np
 
-from simcore.evaluate import regular_shanten_codes
+from simcore.evaluate import waits_mask
 from simcore.view import (
-    A_KONG, A_WIN, C_KONG, C_PASS, C_PUNG, C_WIN, M_PUNG, Q_CLAIM, Q_ROB, Q_TURN, STRATEGY_SIG, V_CAN_KONG,
-    V_CAN_PUNG, V_CAN_WIN, V_HAND, V_KONG_MASK, V_LOCKED, V_MELD_KIND, V_MELD_TILE, V_ME, V_MUST_VOID,
-    V_N_MELDS, V_TILE, rand_below,
+    A_KONG, A_WIN, C_KONG, C_PASS, C_PUNG, C_WIN, M_KONG_CONCEALED, M_PUNG, N_DISC_SEQ, Q_CLAIM, Q_ROB, Q_TURN,
+    STRATEGY_SIG, V_CAN_KONG, V_CAN_PUNG, V_CAN_WIN, V_DISC_SEQ, V_FLOW, V_HAND, V_KONG_MASK, V_LOCKED,
+    V_MELD_KIND, V_MELD_TILE, V_ME, V_MUST_VOID, V_N_DISCARDS, V_N_MELDS, V_OUT, V_REVEALED, V_SCRATCH,
+    V_TILE, V_VOID, V_WALL_LEFT, V_WINS, rand_below,
 )
 
-from .api import POW5, hand_shanten, my_melds, my_void, pair_slots, shanten_with, suit_codes
+from .core import (
+    INF, NO_TILE, POW5, isolation, klass, my_void, near_mask, prepare, shanten_minus, shanten_moved, shanten_of,
+    ukeire,
+)
 
-INF = 99
-
-
-@nb.njit(cache=True, inline="always")
-def _neighbours(view, t):
-    """Same-suit tiles within two ranks of t (t's other copies count): low means isolated."""
-    r = t % 9
-    n = view[V_HAND + t] - 1
-    for d in (-2, -1, 1, 2):
-        if 0 <= r + d <= 8:
-            n += view[V_HAND + t + d]
-    return n
+GREEDY, EFFICIENT, DEFENSIVE = np.int64(0), np.int64(1), np.int64(2)
+NO_IGNORE = np.int64(0)
+ZERO = np.int64(0)
+ONE = np.int64(1)
+THREE = np.int64(3)
+FOUR = np.int64(4)
 
 
 @nb.njit(cache=True, inline="always")
@@ -41,27 +44,143 @@ def _may_discard(view, t, void):
     return True
 
 
+# -- danger (defensive) -----------------------------------------------------------------------
+
+
 @nb.njit(cache=True)
-def greedy_discard(tab, view):
-    """(tile, shanten after it): the lowest shanten; ties to the most isolated, then the lowest index."""
+def _looks_ready(view, o):
+    """An opponent still playing whose void is cleared (its latest discard is not of its void
+    suit) and who has two declared sets or plays late (24 or fewer wall tiles left)."""
+    void = view[V_VOID + o]
+    last = -1
+    for i in range(min(view[V_N_DISCARDS], N_DISC_SEQ) - 1, -1, -1):
+        x = view[V_DISC_SEQ + i]
+        if x // 32 == o:
+            last = x % 32
+            break
+    if last < 0 or last // 9 == void:
+        return False
+    return view[V_N_MELDS + o] >= 2 or view[V_WALL_LEFT] <= 24
+
+
+@nb.njit(cache=True)
+def _known_waits(tab, view, o):
+    """Waits of a locked blood-flow winner, whose concealed tiles are revealed (RULES.md)."""
+    base = V_SCRATCH
+    for t in range(27):
+        view[base + t] = view[V_REVEALED + o * 27 + t]
+        view[base + 27 + t] = 0
+    k = view[V_N_MELDS + o]
+    for i in range(k):
+        t = view[V_MELD_TILE + o * 4 + i]
+        if t >= 0:
+            view[base + 27 + t] += 3 if view[V_MELD_KIND + o * 4 + i] == M_PUNG else 4
+    return waits_mask(tab, view[base:base + 27], view[V_VOID + o], k, view[base + 27:base + 54])
+
+
+@nb.njit(cache=True)
+def danger_table(tab, view):
+    """Bit sets (safe, known-deadly, opponents' own discards) over tiles, and whether anyone threatens."""
+    me = view[V_ME]
+    threatened = False
+    deadly = np.int64(0)
+    unsafe_voids = np.int64(0x7FFFFFF)  # tiles not in every threat's void suit
+    discarded_by_all = np.int64(0x7FFFFFF)
+    for o in range(4):
+        if o == me or view[V_OUT + o]:
+            continue
+        locked = view[V_FLOW] == 1 and view[V_WINS + o] > 0
+        if not locked and not _looks_ready(view, o):
+            continue
+        threatened = True
+        void = view[V_VOID + o]
+        if 0 <= void <= 2:
+            unsafe_voids &= ~(np.int64(0x1FF) << (9 * void))
+        if locked:
+            deadly |= _known_waits(tab, view, o)
+        mine = np.int64(0)
+        for i in range(min(view[V_N_DISCARDS], N_DISC_SEQ)):
+            x = view[V_DISC_SEQ + i]
+            if x // 32 == o:
+                mine |= np.int64(1) << (x % 32)
+        discarded_by_all &= mine
+    return threatened, deadly, unsafe_voids, discarded_by_all
+
+
+@nb.njit(cache=True, inline="always")
+def _danger(t, deadly, unsafe_voids, discarded):
+    bit = np.int64(1) << t
+    if deadly & bit:
+        return 3
+    if not unsafe_voids & bit:
+        return 0
+    if discarded & bit:
+        return 1
+    return 2
+
+
+# -- discards ---------------------------------------------------------------------------------
+
+
+@nb.njit(cache=True)
+def choose_discard(tab, view, st, mode):
+    """(tile, shanten after discarding it). Lowest shanten first; ``EFFICIENT`` and ``DEFENSIVE``
+    then prefer the most live tiles that lower it; ``DEFENSIVE`` under threat (and not ready)
+    puts the safest tiles first, and never throws a locked winner's known wait when it can
+    avoid it; last, the most isolated tile and the lowest index."""
     if view[V_LOCKED]:
         return view[V_TILE], INF
     void = my_void(view)
-    c0, c1, c2 = suit_codes(view)
-    n2, n1 = pair_slots(view)
-    best_t = -1
-    best_key = 1 << 30
+    if view[V_MUST_VOID]:
+        # void tiles are no part of any target: the most isolated one goes
+        best = -1
+        best_key = 1 << 30
+        for t in range(void * 9, void * 9 + 9):
+            if view[V_HAND + t] > 0:
+                key = isolation(view, t)
+                if key < best_key:
+                    best_key = key
+                    best = t
+        return best, shanten_of(tab, st)
+    threatened = False
+    deadly = np.int64(0)
+    unsafe = np.int64(0)
+    discarded = np.int64(0)
+    if mode == DEFENSIVE:
+        threatened, deadly, unsafe, discarded = danger_table(tab, view)
+    ignore = st[9]
+    # pass 1: shanten per candidate (kept in the scratch area); off-target tiles cost nothing
     best_sh = INF
     for t in range(27):
-        if not _may_discard(view, t, void):
+        sh = INF
+        if _may_discard(view, t, void):
+            sh = shanten_moved(tab, view, st, t, NO_TILE)
+            if sh < best_sh:
+                best_sh = sh
+        view[V_SCRATCH + t] = sh
+    defend = threatened and best_sh >= 1
+    near = near_mask(view, st) if mode != GREEDY else np.int64(0)
+    best_t = -1
+    best_key = np.int64(1) << 62
+    for t in range(27):
+        sh = view[V_SCRATCH + t]
+        if sh == INF:
             continue
-        sh = shanten_with(tab, view, c0, c1, c2, n2, n1, t, -1)
-        key = sh * 64 + _neighbours(view, t)
+        d = _danger(t, deadly, unsafe, discarded) if threatened else 0
+        if defend:
+            head = d * 16 + sh
+        else:
+            if sh > best_sh:
+                continue
+            head = (1 if d == 3 else 0) * 16 + sh
+        acc = 0
+        if mode != GREEDY and sh == best_sh and not (ignore >> (t // 9)) & 1:
+            acc = ukeire(tab, view, st, t, sh, near)
+        key = (head * 256 + (255 - min(acc, 255))) * 4096 + isolation(view, t) * 32 + t
         if key < best_key:
             best_key = key
             best_t = t
-            best_sh = sh
-    return best_t, best_sh
+    return best_t, view[V_SCRATCH + best_t]
 
 
 @nb.njit(cache=True)
@@ -74,107 +193,161 @@ def _has_pung(view, t):
 
 
 @nb.njit(cache=True)
-def _codes_minus(c0, c1, c2, t, n, void):
-    s = t // 9
-    if s == void:
-        return c0, c1, c2
-    d = n * POW5[t % 9]
-    if s == 0:
-        return c0 - d, c1, c2
-    if s == 1:
-        return c0, c1 - d, c2
-    return c0, c1, c2 - d
+def choose_kong(tab, view, st, best_sh):
+    """A kong from the mask that does not raise shanten above ``best_sh`` (a locked seat's
+    allowed kong always), or -1."""
+    mask = view[V_KONG_MASK]
+    ignore = st[9]
+    for t in range(27):
+        if not (mask >> t) & 1:
+            continue
+        if view[V_LOCKED]:
+            return t
+        if (ignore >> (t // 9)) & 1:
+            continue
+        if _has_pung(view, t):
+            sh = shanten_moved(tab, view, st, np.int64(t), NO_TILE)
+        else:
+            sh = shanten_minus(tab, view, st, np.int64(t), FOUR, ONE)
+        if sh <= best_sh:
+            return t
+    return -1
 
 
 @nb.njit(cache=True)
-def shanten_after_kong(tab, view, t):
-    """Shanten once a kong of t is declared from the hand (concealed: four, added: one)."""
-    void = my_void(view)
-    c0, c1, c2 = suit_codes(view)
-    k = my_melds(view)
-    if _has_pung(view, t):
-        c0, c1, c2 = _codes_minus(c0, c1, c2, t, 1, void)
-        return regular_shanten_codes(tab, c0, c1, c2, k)
-    c0, c1, c2 = _codes_minus(c0, c1, c2, t, 4, void)
-    return regular_shanten_codes(tab, c0, c1, c2, k + 1)
+def turn(tab, view, mode, ignore):
+    if view[V_CAN_WIN]:
+        return A_WIN
+    st = prepare(tab, view, ignore)
+    t, sh = choose_discard(tab, view, st, mode)
+    k = choose_kong(tab, view, st, sh)
+    if k >= 0:
+        return A_KONG + k
+    return t
 
 
 @nb.njit(cache=True)
-def shanten_after_pung(tab, view, t):
+def shanten_after_pung(tab, view, st, t):
     """Best shanten after punging t and discarding one tile (void tiles first)."""
     void = my_void(view)
-    c0, c1, c2 = suit_codes(view)
-    c0, c1, c2 = _codes_minus(c0, c1, c2, t, 2, void)
-    k = my_melds(view) + 1
+    c0, c1, c2, a0, a1, a2, n2, n1, k, ignore = st
+    s = t // 9
+    d = 2 * POW5[t - 9 * s]
+    if s == 0:
+        c0 -= d
+    elif s == 1:
+        c1 -= d
+    else:
+        c2 -= d
+    after = (c0, c1, c2, klass(tab, c0), klass(tab, c1), klass(tab, c2), n2, n1, k + 1, ignore)
     best = INF
-    holds_void = False
-    if void < 3:
-        for x in range(void * 9, void * 9 + 9):
-            if view[V_HAND + x] > 0:
-                holds_void = True
     for x in range(27):
         left = view[V_HAND + x] - (2 if x == t else 0)
-        if left <= 0 or (holds_void and x // 9 != void):
+        if left <= 0 or (view[V_MUST_VOID] and x // 9 != void):
             continue
-        d0, d1, d2 = _codes_minus(c0, c1, c2, x, 1, void)
-        sh = regular_shanten_codes(tab, d0, d1, d2, k)
+        sh = shanten_minus(tab, view, after, x, ONE, ZERO)
         if sh < best:
             best = sh
     return best
 
 
 @nb.njit(cache=True)
-def shanten_after_exposed_kong(tab, view, t):
-    void = my_void(view)
-    c0, c1, c2 = suit_codes(view)
-    c0, c1, c2 = _codes_minus(c0, c1, c2, t, 3, void)
-    return regular_shanten_codes(tab, c0, c1, c2, my_melds(view) + 1)
-
-
-@nb.njit(cache=True)
-def greedy_kong(tab, view, best_sh):
-    """A kong from the mask that does not raise shanten above ``best_sh``, or -1."""
-    mask = view[V_KONG_MASK]
-    t = 0
-    while mask:
-        if mask & 1:
-            if view[V_LOCKED] or shanten_after_kong(tab, view, t) <= best_sh:
-                return t
-        mask >>= 1
-        t += 1
-    return -1
-
-
-@nb.njit(cache=True)
-def greedy_claim(tab, view):
-    """Win; else kong or pung when it does not raise shanten; else pass."""
+def claim(tab, view, ignore):
+    """Win; else kong or pung when it does not raise shanten (only in the target suits); else pass."""
     if view[V_CAN_WIN]:
         return C_WIN
     t = view[V_TILE]
-    now = hand_shanten(tab, view)
-    if view[V_CAN_KONG] and shanten_after_exposed_kong(tab, view, t) <= now:
+    st = prepare(tab, view, ignore)
+    if (st[9] >> (t // 9)) & 1:
+        return C_PASS
+    now = shanten_of(tab, st)
+    if view[V_CAN_KONG] and shanten_minus(tab, view, st, t, THREE, ONE) <= now:
         return C_KONG
-    if view[V_CAN_PUNG] and shanten_after_pung(tab, view, t) <= now:
+    if view[V_CAN_PUNG] and shanten_after_pung(tab, view, st, t) <= now:
         return C_PUNG
     return C_PASS
+
+
+@nb.njit(cache=True)
+def flush_suits_to_ignore(view):
+    """With one long suit (8+ tiles counting declared sets, all sets in it, the other
+    non-void suit at most 4 tiles), the other suits are ignored: play for a full flush."""
+    void = my_void(view)
+    me = view[V_ME]
+    cnt0 = 0
+    cnt1 = 0
+    cnt2 = 0
+    for t in range(27):
+        c = view[V_HAND + t]
+        if t < 9:
+            cnt0 += c
+        elif t < 18:
+            cnt1 += c
+        else:
+            cnt2 += c
+    meld_suits = 0
+    for i in range(view[V_N_MELDS + me]):
+        t = view[V_MELD_TILE + me * 4 + i]
+        s = t // 9
+        meld_suits |= 1 << s
+        if s == 0:
+            cnt0 += 3
+        elif s == 1:
+            cnt1 += 3
+        else:
+            cnt2 += 3
+    counts = (cnt0, cnt1, cnt2)
+    best = -1
+    for s in range(3):
+        if s != void and (best < 0 or counts[s] > counts[best]):
+            best = s
+    other = 0
+    for s in range(3):
+        if s != void and s != best:
+            other += counts[s]
+    if counts[best] >= 8 and other <= 4 and meld_suits & ~(1 << best) == 0:
+        return np.int64(7 & ~(1 << best))
+    return NO_IGNORE
 
 
 @nb.njit(STRATEGY_SIG, cache=True)
 def greedy(q, view, tab):
     """Lowest shanten, deterministic ties, always wins when it can."""
     if q == Q_TURN:
-        if view[V_CAN_WIN]:
-            return A_WIN
-        t, sh = greedy_discard(tab, view)
-        k = greedy_kong(tab, view, sh)
-        if k >= 0:
-            return A_KONG + k
-        return t
+        return turn(tab, view, GREEDY, NO_IGNORE)
     if q == Q_CLAIM:
-        return greedy_claim(tab, view)
-    if q == Q_ROB:
-        return C_WIN
-    return 0
+        return claim(tab, view, NO_IGNORE)
+    return C_WIN if q == Q_ROB else 0
+
+
+@nb.njit(STRATEGY_SIG, cache=True)
+def efficient(q, view, tab):
+    """Lowest shanten, then the most live tiles that lower it (counting what is visible)."""
+    if q == Q_TURN:
+        return turn(tab, view, EFFICIENT, NO_IGNORE)
+    if q == Q_CLAIM:
+        return claim(tab, view, NO_IGNORE)
+    return C_WIN if q == Q_ROB else 0
+
+
+@nb.njit(STRATEGY_SIG, cache=True)
+def flush(q, view, tab):
+    """Efficient, but with one long suit it keeps only that suit: goes for a full flush."""
+    if q == Q_TURN:
+        return turn(tab, view, EFFICIENT, flush_suits_to_ignore(view))
+    if q == Q_CLAIM:
+        return claim(tab, view, flush_suits_to_ignore(view))
+    return C_WIN if q == Q_ROB else 0
+
+
+@nb.njit(STRATEGY_SIG, cache=True)
+def defensive(q, view, tab):
+    """Efficient, but against an opponent who looks ready: that opponent's void suit and safe tiles first."""
+    if q == Q_TURN:
+        return turn(tab, view, DEFENSIVE, NO_IGNORE)
+    if q == Q_CLAIM:
+        return claim(tab, view, NO_IGNORE)
+    return C_WIN if q == Q_ROB else 0
 
 
 @nb.njit(STRATEGY_SIG, cache=True)

@@ -47,6 +47,9 @@ def register_play(name: str, fn) -> None:
 
 register_play("random", _play.random_play)
 register_play("greedy", _play.greedy)
+register_play("efficient", _play.efficient)
+register_play("flush", _play.flush)
+register_play("defensive", _play.defensive)
 
 
 class StrategyError(ValueError):

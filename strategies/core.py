@@ -1,0 +1,234 @@
+"""Fast hand evaluation from a seat's view, shared by the built-in players.
+
+A turn's evaluation starts from ``prepare``: the three suit codes (the void suit's and, for
+the flush player, any ignored suit's set to 0), their table classes and the seven-pairs slot
+counts. ``shanten_moved`` then evaluates the hand with one tile removed and/or one added by
+re-classing only the suits that change: three table loads per evaluation (DESIGN.md: hot
+path). Everything here is the fast path: declared sets count as k sets without capping
+targets (``simcore.evaluate.shanten_exact`` caps them).
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+from simcore.tables import FINAL_OFF, PAIR_OFF, STRIDE
+from simcore.view import V_CODES, V_HAND, V_ME, V_N1, V_N2, V_N_MELDS, V_VISIBLE, V_VOID
+
+POW5 = (1, 5, 25, 125, 625, 3125, 15625, 78125, 390625)
+INF = 99
+NO_TILE = np.int64(-1)
+
+
+@nb.njit(cache=True, inline="always")
+def my_void(view):
+    """This seat's void suit (0, 1, 2), or 3 before it is declared (matches no tile)."""
+    v = view[V_VOID + view[V_ME]]
+    return 3 if v < 0 else v
+
+
+@nb.njit(cache=True, inline="always")
+def my_melds(view):
+    return view[V_N_MELDS + view[V_ME]]
+
+
+@nb.njit(cache=True, inline="always")
+def live(view, t):
+    """Copies of t this seat cannot see (in the wall or in other seats' hidden tiles)."""
+    return 4 - view[V_VISIBLE + t]
+
+
+@nb.njit(cache=True, inline="always")
+def slots2(c):
+    return (c >= 2) + (c == 4)
+
+
+@nb.njit(cache=True, inline="always")
+def seven_pairs(n2, n1):
+    a = min(n2, 7)
+    return 13 - 2 * a - min(n1, 7 - a)
+
+
+@nb.njit(cache=True, inline="always")
+def klass(tab, code):
+    return np.int64(tab[code])
+
+
+@nb.njit(cache=True, inline="always")
+def shanten3(tab, a, b, c, k):
+    """Regular shanten of three suit classes with k declared sets."""
+    pc = np.int64(tab[PAIR_OFF + a * STRIDE + b])
+    return np.int64(tab[FINAL_OFF + (pc * STRIDE + c) * 5 + k]) - 1
+
+
+@nb.njit(cache=True)
+def prepare(tab, view, ignore):
+    """(codes c0..c2, classes a0..a2, n2, n1, k) of the seat's hand; suits in the bit set
+    ``ignore`` (and the void suit) evaluate as empty, so their tiles are never part of a target."""
+    void = my_void(view)
+    if void < 3:
+        ignore |= 1 << void
+    c0 = view[V_CODES] if not ignore & 1 else 0
+    c1 = view[V_CODES + 1] if not ignore & 2 else 0
+    c2 = view[V_CODES + 2] if not ignore & 4 else 0
+    n2 = view[V_N2]
+    n1 = view[V_N1]
+    if ignore & ~(1 << void) & 7:
+        # slots were counted over every non-void kind: take the ignored suits out
+        for s in range(3):
+            if (ignore >> s) & 1 and s != void:
+                for t in range(s * 9, s * 9 + 9):
+                    c = view[V_HAND + t]
+                    n2 -= slots2(c)
+                    n1 -= c & 1
+    return (c0, c1, c2, klass(tab, c0), klass(tab, c1), klass(tab, c2), n2, n1, my_melds(view), ignore)
+
+
+@nb.njit(cache=True, inline="always")
+def shanten_of(tab, st):
+    c0, c1, c2, a0, a1, a2, n2, n1, k, ignore = st
+    sh = shanten3(tab, a0, a1, a2, k)
+    if k == 0:
+        s7 = seven_pairs(n2, n1)
+        if s7 < sh:
+            sh = s7
+    return sh
+
+
+@nb.njit(cache=True, inline="always")
+def shanten_moved(tab, view, st, out_t, in_t):
+    """Shanten with one copy of ``out_t`` removed and one of ``in_t`` added (-1: none)."""
+    c0, c1, c2, a0, a1, a2, n2, n1, k, ignore = st
+    if out_t >= 0 and not (ignore >> (out_t // 9)) & 1:
+        s = out_t // 9
+        d = POW5[out_t - 9 * s]
+        if s == 0:
+            c0 -= d
+        elif s == 1:
+            c1 -= d
+        else:
+            c2 -= d
+        if k == 0:
+            c = view[V_HAND + out_t]
+            n2 += slots2(c - 1) - slots2(c)
+            n1 += ((c - 1) & 1) - (c & 1)
+    if in_t >= 0 and not (ignore >> (in_t // 9)) & 1:
+        s = in_t // 9
+        d = POW5[in_t - 9 * s]
+        if s == 0:
+            c0 += d
+        elif s == 1:
+            c1 += d
+        else:
+            c2 += d
+        if k == 0:
+            c = view[V_HAND + in_t] - (1 if in_t == out_t else 0)
+            n2 += slots2(c + 1) - slots2(c)
+            n1 += ((c + 1) & 1) - (c & 1)
+    if c0 != st[0]:
+        a0 = klass(tab, c0)
+    if c1 != st[1]:
+        a1 = klass(tab, c1)
+    if c2 != st[2]:
+        a2 = klass(tab, c2)
+    sh = shanten3(tab, a0, a1, a2, k)
+    if k == 0:
+        s7 = seven_pairs(n2, n1)
+        if s7 < sh:
+            sh = s7
+    return sh
+
+
+@nb.njit(cache=True, inline="always")
+def shanten_minus(tab, view, st, t, n, extra_melds):
+    """Shanten with n copies of t taken out of the hand into ``extra_melds`` new declared sets
+    (a pung or kong claim, a concealed kong). Regular hands only (declared sets exist)."""
+    c0, c1, c2, a0, a1, a2, n2, n1, k, ignore = st
+    s = t // 9
+    if not (ignore >> s) & 1:
+        d = n * POW5[t - 9 * s]
+        if s == 0:
+            a0 = klass(tab, c0 - d)
+        elif s == 1:
+            a1 = klass(tab, c1 - d)
+        else:
+            a2 = klass(tab, c2 - d)
+    return shanten3(tab, a0, a1, a2, k + extra_melds)
+
+
+@nb.njit(cache=True, inline="always")
+def isolation(view, t):
+    """Same-suit tiles within two ranks of t (its other copies count double); lower is more
+    isolated. Edge ranks get a small bonus so ties go to terminals."""
+    r = t % 9
+    n = 2 * (view[V_HAND + t] - 1)
+    if r >= 1:
+        n += view[V_HAND + t - 1] * 2
+    if r >= 2:
+        n += view[V_HAND + t - 2]
+    if r <= 7:
+        n += view[V_HAND + t + 1] * 2
+    if r <= 6:
+        n += view[V_HAND + t + 2]
+    return n * 4 + (4 - abs(r - 4)) // 2
+
+
+@nb.njit(cache=True)
+def near_mask(view, st):
+    """Tiles within two ranks of a held tile of the same target suit: the only draws that can
+    lower a regular hand's shanten (a lone new tile joins nothing)."""
+    ignore = st[9]
+    m = np.int64(0)
+    for t in range(27):
+        if view[V_HAND + t] > 0 and not (ignore >> (t // 9)) & 1:
+            r = t % 9
+            lo = t - min(r, 2)
+            hi = t + min(8 - r, 2)
+            m |= ((np.int64(1) << (hi - lo + 1)) - 1) << lo
+    return m
+
+
+@nb.njit(cache=True)
+def ukeire(tab, view, st, out_t, target, near):
+    """Live tiles among ``near`` that bring the hand minus ``out_t`` below shanten ``target``."""
+    c0, c1, c2, a0, a1, a2, n2, n1, k, ignore = st
+    s_out = out_t // 9
+    if not (ignore >> s_out) & 1:
+        d = POW5[out_t - 9 * s_out]
+        if s_out == 0:
+            c0 -= d
+            a0 = klass(tab, c0)
+        elif s_out == 1:
+            c1 -= d
+            a1 = klass(tab, c1)
+        else:
+            c2 -= d
+            a2 = klass(tab, c2)
+        if k == 0:
+            c = view[V_HAND + out_t]
+            n2 += slots2(c - 1) - slots2(c)
+            n1 += ((c - 1) & 1) - (c & 1)
+    n = 0
+    for u in range(27):
+        if not (near >> u) & 1:
+            continue
+        lv = live(view, u)
+        if lv <= 0:
+            continue
+        s = u // 9
+        d = POW5[u - 9 * s]
+        if s == 0:
+            sh = shanten3(tab, klass(tab, c0 + d), a1, a2, k)
+        elif s == 1:
+            sh = shanten3(tab, a0, klass(tab, c1 + d), a2, k)
+        else:
+            sh = shanten3(tab, a0, a1, klass(tab, c2 + d), k)
+        if k == 0 and sh >= target:
+            c = view[V_HAND + u] - (1 if u == out_t else 0)
+            s7 = seven_pairs(n2 + slots2(c + 1) - slots2(c), n1 + ((c + 1) & 1) - (c & 1))
+            if s7 < sh:
+                sh = s7
+        if sh < target:
+            n += lv
+    return n
