@@ -22,7 +22,7 @@ bench: setup
 	$(PY) -m simcore.bench
 
 run: setup
-	$(VENV)/bin/sichuan rules
+	$(VENV)/bin/sichuan simulate --hands 1000000 --out runs/demo
 
 clean:
 	rm -rf $(VENV) .pytest_cache build *.egg-info

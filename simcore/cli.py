@@ -225,7 +225,7 @@ def parse_hand_range(text: str) -> range:
 
 
 @main.command("trace")
-@click.argument("run_dir", required=False, type=click.Path(file_okay=False))
+@click.argument("run_dir", required=False, metavar="[RUN_DIR]")
 @rules_options
 @click.option("--seed", type=click.IntRange(min=0), default=None, help="Run seed [default: 0].")
 @click.option("--hand", "hands", required=True, metavar="N|A-B", help="Hand index, or an inclusive range.")
@@ -268,6 +268,150 @@ def trace_cmd(run_dir, rules_spec, sets, seed, hands, seats_spec, fmt):
         click.echo(to_text(hand.events) if fmt == "text" else to_jsonl(hand.events))
 
 
+def _progress_printer(label: str):
+    """A progress line on stderr with hands/s and ETA (redrawn in place on a terminal)."""
+    import sys
+
+    tty = sys.stderr.isatty()
+    state = {"last": 0.0}
+
+    def show(done: int, total: int, seconds: float) -> None:
+        rate = done / seconds if seconds > 0 else 0.0
+        left = (total - done) / rate if rate > 0 else float("nan")
+        width = 30
+        fill = int(width * done / total) if total else width
+        eta = "--:--" if left != left else f"{int(left // 60):02d}:{int(left % 60):02d}"
+        line = (f"{label} [{'#' * fill}{'.' * (width - fill)}] {done:,}/{total:,} hands"
+                f"  {rate:,.0f} hands/s  ETA {eta}")
+        if tty:
+            click.echo("\r" + line, nl=done >= total, err=True)
+        elif done >= total or seconds - state["last"] >= 10:
+            state["last"] = seconds
+            click.echo(line, err=True)
+
+    return show
+
+
+def _format_summary(run, by: str) -> str:
+    from simcore import analysis
+
+    table = analysis.summarize(run, by=by)
+    over = analysis.run_overview(run)
+    m = run.manifest
+    cfg = m["config"]
+    lines = [f"run: {m['hands']:,} hands ({cfg['mode']}), rules {cfg['rules']['preset']}, seed {cfg['seed']}, "
+             f"{m['chunks']} chunks{'' if m.get('complete') else ' (incomplete: rerun the simulate command to finish)'}"]
+    ends = ", ".join(f"{k} {v:.1%}" for k, v in over["end_reasons"].items())
+    winners = ", ".join(f"{k}: {v:.1%}" for k, v in over["winners_per_hand"].items())
+    lines.append(f"end reasons: {ends}")
+    lines.append(f"winners per hand: {winners}; mean turns {over['mean_turns']:.1f}")
+    lines.append("")
+    for _, r in table.iterrows():
+        lines.append(f"{by} {r[by]}")
+        lines.append(f"  hands {r['hands']:,}   mean net per hand {r['mean_net']:+.3f}  "
+                     f"[95% CI {r['net_low']:+.3f}, {r['net_high']:+.3f}]")
+        lines.append(f"  win rate {r['win_rate']:.3f}   self-draw share {r['self_draw_share']:.3f}   "
+                     f"mean fan {r['mean_fan']:.2f}   mean base {r['mean_base']:.2f}")
+        lines.append(f"  flower pig {r['pig_rate']:.2e} per seat-hand [{r['pig_low']:.2e}, {r['pig_high']:.2e}], "
+                     f"{r['pig_rate_checked']:.2e} per checked seat-hand [{r['pig_checked_low']:.2e}, {r['pig_checked_high']:.2e}]")
+        lines.append(f"  ready at the draw {r['ready_rate']:.3f}")
+        lines.append("  net by reason: " + ", ".join(f"{k[4:]} {r[k]:+.3f}" for k in analysis.NET_REASONS))
+    pat = analysis.patterns(run, by=by)
+    if len(pat):
+        lines.append("")
+        lines.append("patterns (share of wins) and mean base of wins:")
+        names = [c for c in pat.columns if c not in (by, "wins", "mean_base", "mean_paid")]
+        for _, r in pat.iterrows():
+            shares = ", ".join(f"{n} {r[n]:.3f}" for n in names if r[n] > 0)
+            lines.append(f"  {r[by]}: {int(r['wins']):,} wins, mean base {r['mean_base']:.2f}; {shares or 'basic only'}")
+    return "\n".join(lines)
+
+
+def _summary_json(run, by: str) -> dict:
+    from simcore import analysis
+
+    def clean(records):
+        return [{k: (None if isinstance(v, float) and v != v else v) for k, v in r.items()} for r in records]
+
+    return {"manifest": run.manifest, "overview": analysis.run_overview(run),
+            "by": by, "summary": clean(analysis.summarize(run, by=by).to_dict("records")),
+            "patterns": clean(analysis.patterns(run, by=by).to_dict("records"))}
+
+
+@main.command("simulate")
+@rules_options
+@click.option("--hands", "n_hands", type=int, default=None, help="Independent hands to play (hand i is dealt by seat i mod 4).")
+@click.option("--matches", "n_matches", type=int, default=None,
+              help="Matches of hands_per_match hands each, from start_points, seat 0 dealing first.")
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Run seed: hand i's wall depends only on (seed, i).")
+@seats_option
+@click.option("--out", "out", required=True, metavar="DIR", help="Run directory (created; an existing run is resumed or extended).")
+@click.option("--workers", type=click.IntRange(min=1), default=None, help="Worker processes [default: the machine's cores].")
+@click.option("--chunk-hands", type=click.IntRange(min=1), default=100_000, show_default=True,
+              help="Hands per chunk: the unit of work, checkpoint and progress (whole matches in match mode).")
+@click.option("--check", is_flag=True, help="Check the engine's invariants after every step (slower).")
+@click.option("--quiet", "-q", is_flag=True, help="No progress line and no summary.")
+def simulate_cmd(rules_spec, sets, n_hands, n_matches, seed, seats_spec, out, workers, chunk_hands, check, quiet):
+    """Play hands into a run directory of Parquet datasets, then print a summary.
+
+    Writes OUT/run.json and OUT/hands/, OUT/seats/, OUT/payments/, OUT/wins/ (one shard per
+    chunk). Rerunning the same command resumes an interrupted run; a larger --hands extends
+    it; a different rule set, seats, seed or chunk size is refused. The same version, seed
+    and configuration give the same results, whatever --workers.
+
+    \b
+    Examples:
+        sichuan simulate --hands 1000000 --out runs/demo
+        sichuan simulate --rules flow --seats greedy,efficient,efficient,efficient --hands 200000 --out runs/g1
+        sichuan simulate --rules kawu --matches 10000 --out runs/kawu-matches
+    """
+    from simcore import analysis
+    from simcore.runner import RunConfig, RunError, run
+
+    if (n_hands is None) == (n_matches is None):
+        raise CliError("give exactly one of --hands N and --matches M")
+    n = n_hands if n_hands is not None else n_matches
+    if n <= 0:
+        raise CliError(f"--{'hands' if n_hands is not None else 'matches'} must be positive, got {n}")
+    rules = resolve_rules(rules_spec, sets)
+    seats, _ = resolve_seats(seats_spec)
+    cfg = RunConfig(rules, tuple(s.canonical for s in seats), seed, "hands" if n_hands is not None else "matches", n, chunk_hands)
+    try:
+        manifest = run(out, cfg, workers=workers, check=check, progress=None if quiet else _progress_printer("simulate"))
+    except RunError as exc:
+        raise CliError(_one_line(exc)) from None
+    if not quiet:
+        t = manifest["timings"]
+        rate = t.get("last_session_hands_per_second")
+        click.echo(f"wrote {out}: {manifest['hands']:,} hands in {t['last_session_seconds']:.1f} s"
+                   + (f" ({rate:,.0f} hands/s)" if rate else " (already complete)"))
+        click.echo(_format_summary(analysis.load(out), "strategy"))
+
+
+@main.command("summarize")
+@click.argument("run_dir", metavar="RUN_DIR")
+@click.option("--by", type=click.Choice(["strategy", "seat"]), default="strategy", show_default=True)
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+def summarize_cmd(run_dir, by, as_json):
+    """Per-strategy (or per-seat) results of a run with 95% intervals.
+
+    Mean net per hand (the hand is the unit: a strategy's seats in one hand are averaged
+    first), win rate, self-draw share, mean fan and base of wins, flower-pig rate with Wilson
+    intervals (per seat-hand and per checked seat-hand), ready-at-draw rate, net by reason;
+    the run's end reasons and winners per hand; the share of wins with each fan pattern.
+    """
+    from simcore import analysis
+
+    try:
+        run = analysis.load(run_dir)
+    except (ValueError, OSError) as exc:
+        raise CliError(_one_line(exc)) from None
+    if as_json:
+        click.echo(json.dumps(_summary_json(run, by), indent=2, default=str))
+    else:
+        click.echo(_format_summary(run, by))
+
+
 @main.command("strategies")
 @click.option("--check", "check_spec", default=None, metavar="SPEC",
               help="Run the conformance check on a seat spec: legal answers in 10,000 situations from real play.")
@@ -303,3 +447,7 @@ __all__ = [
     "rules_table",
     "format_value",
 ]
+
+
+if __name__ == "__main__":  # python -m simcore.cli
+    main()
