@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
-EXTRAS := dev
+EXTRAS := dev,dask
 
 .PHONY: setup test bench run clean
 

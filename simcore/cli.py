@@ -349,9 +349,14 @@ def _summary_json(run, by: str) -> dict:
 @click.option("--workers", type=click.IntRange(min=1), default=None, help="Worker processes [default: the machine's cores].")
 @click.option("--chunk-hands", type=click.IntRange(min=1), default=100_000, show_default=True,
               help="Hands per chunk: the unit of work, checkpoint and progress (whole matches in match mode).")
+@click.option("--executor", "executor_kind", type=click.Choice(["local", "dask"]), default="local", show_default=True,
+              help="local: worker processes on this machine; dask: a Dask cluster (see --scheduler).")
+@click.option("--scheduler", default=None, metavar="tcp://HOST:PORT",
+              help="Dask scheduler address (implies --executor dask); without it a LocalCluster sized to the machine.")
 @click.option("--check", is_flag=True, help="Check the engine's invariants after every step (slower).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress line and no summary.")
-def simulate_cmd(rules_spec, sets, n_hands, n_matches, seed, seats_spec, out, workers, chunk_hands, check, quiet):
+def simulate_cmd(rules_spec, sets, n_hands, n_matches, seed, seats_spec, out, workers, chunk_hands, executor_kind,
+                 scheduler, check, quiet):
     """Play hands into a run directory of Parquet datasets, then print a summary.
 
     Writes OUT/run.json and OUT/hands/, OUT/seats/, OUT/payments/, OUT/wins/ (one shard per
@@ -377,7 +382,8 @@ def simulate_cmd(rules_spec, sets, n_hands, n_matches, seed, seats_spec, out, wo
     seats, _ = resolve_seats(seats_spec)
     cfg = RunConfig(rules, tuple(s.canonical for s in seats), seed, "hands" if n_hands is not None else "matches", n, chunk_hands)
     try:
-        manifest = run(out, cfg, workers=workers, check=check, progress=None if quiet else _progress_printer("simulate"))
+        manifest = run(out, cfg, workers=workers, check=check, progress=None if quiet else _progress_printer("simulate"),
+                       executor_kind="dask" if scheduler else executor_kind, scheduler=scheduler)
     except RunError as exc:
         raise CliError(_one_line(exc)) from None
     if not quiet:

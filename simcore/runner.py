@@ -13,8 +13,10 @@ from __future__ import annotations
 import concurrent.futures as cf
 import datetime as _dt
 import fcntl
+import logging
 import multiprocessing
 import os
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -103,24 +105,68 @@ def _trace_hint(run_dir: Path, hand: int) -> str:
     return f"sichuan trace {run_dir} --hand {hand}"
 
 
+# numba's threading layer must not be entered from several threads of one process at once
+# (a Dask worker with several threads runs several tasks): one numba-parallel task at a time.
+_NUMBA_LOCK = threading.Lock()
+
+
 def play_chunk(run_dir: str, config: dict, chunk: int, first: int, count: int, threads: int, check: bool) -> dict:
-    """One task: play a chunk and write its shards. Runs in a worker process (or inline)."""
+    """One task: play a chunk and write its shards; returns only a small record. Runs in a
+    worker process, a Dask worker, or inline."""
     import numba
 
     from strategies.registry import parse_seats, seat_functions
 
-    numba.set_num_threads(max(1, min(threads, numba.config.NUMBA_NUM_THREADS)))
     cfg = RunConfig.from_json(config)
     seats = parse_seats(",".join(cfg.seats))
     fns = seat_functions(seats)
     t0 = time.perf_counter()
-    res = run_batch(cfg.rules, fns, cfg.seed, first, count, cfg.match_mode, check=check,
-                    seat_names=list(cfg.seats), trace_hint=lambda g: _trace_hint(Path(run_dir), g))
+    with _NUMBA_LOCK:
+        numba.set_num_threads(max(1, min(threads, numba.config.NUMBA_NUM_THREADS)))
+        res = run_batch(cfg.rules, fns, cfg.seed, first, count, cfg.match_mode, check=check,
+                        seat_names=list(cfg.seats), trace_hint=lambda g: _trace_hint(Path(run_dir), g))
     t1 = time.perf_counter()
     tables = rio.batch_tables(res, list(cfg.seats))
     rio.write_shards(Path(run_dir), chunk, tables, config, first, count)
     t2 = time.perf_counter()
     return {"chunk": chunk, "hands": res.n, "play_seconds": t1 - t0, "write_seconds": t2 - t1}
+
+
+class DaskExecutor:
+    """A Dask distributed cluster as a concurrent.futures executor: an existing scheduler, or a
+    LocalCluster sized to the machine (one worker process per core, one thread each). Lost or
+    failed chunks are retried; every task writes its shards to the shared run directory."""
+
+    def __init__(self, scheduler: str | None = None, workers: int | None = None, retries: int = 3):
+        try:
+            from distributed import Client, LocalCluster
+        except ImportError:
+            raise RunError("--executor dask needs the dask extra: pip install 'sichuan-sim[dask]'") from None
+        self.cluster = None
+        try:
+            if scheduler:
+                self.client = Client(scheduler, timeout="10s")
+            else:
+                self.cluster = LocalCluster(n_workers=workers or cpu_count(), threads_per_worker=1, processes=True,
+                                            dashboard_address=None, silence_logs=logging.ERROR)
+                self.client = Client(self.cluster)
+        except (OSError, TimeoutError) as exc:
+            raise RunError(f"cannot reach the Dask scheduler {scheduler}: {exc}") from None
+        self.executor = self.client.get_executor(pure=False, retries=retries)
+
+    @property
+    def slots(self) -> int:
+        """Tasks that can run at once: the cluster's worker threads."""
+        return max(1, sum(self.client.nthreads().values()))
+
+    def submit(self, fn, *args, **kwargs):
+        return self.executor.submit(fn, *args, **kwargs)
+
+    def shutdown(self, wait: bool = True, cancel_futures: bool = False):
+        self.executor.shutdown(wait=wait)
+        self.client.close()
+        if self.cluster is not None:
+            self.cluster.close()
 
 
 def _now() -> str:
@@ -184,12 +230,14 @@ def _check_existing(run_dir: Path, cfg: RunConfig) -> dict | None:
 
 
 def run(run_dir: str | os.PathLike, cfg: RunConfig, workers: int | None = None, check: bool = False,
-        executor: cf.Executor | None = None, progress: Callable[[int, int, float], None] | None = None) -> dict:
+        executor: cf.Executor | None = None, progress: Callable[[int, int, float], None] | None = None,
+        executor_kind: str = "local", scheduler: str | None = None) -> dict:
     """Play every missing chunk of the run into ``run_dir``; returns the final manifest.
 
-    ``progress(hands_done, hands_total, seconds)`` is called after each chunk. ``executor``
-    overrides the default (local processes; inline for one worker or one chunk)."""
-    run_dir = Path(run_dir)
+    ``progress(hands_done, hands_total, seconds)`` is called after each chunk. The executor is
+    ``executor`` if given; else ``executor_kind`` "local" (worker processes; inline for one
+    worker or one chunk) or "dask" (the cluster at ``scheduler``, or a LocalCluster)."""
+    run_dir = Path(run_dir).resolve()
     _prepare_dir(run_dir)
     lock = _lock(run_dir)
     try:
@@ -226,10 +274,16 @@ def run(run_dir: str | os.PathLike, cfg: RunConfig, workers: int | None = None, 
         if progress:
             progress(hands_done, total, 0.0)
         if todo:
-            n_workers = max(1, min(workers or cpu_count(), len(todo)))
-            threads = max(1, cpu_count() // n_workers)
             own = executor is None
-            if own:
+            if own and executor_kind == "dask":
+                executor = DaskExecutor(scheduler, workers)
+            if isinstance(executor, DaskExecutor):
+                n_workers = executor.slots
+                threads = 1
+            else:
+                n_workers = max(1, min(workers or cpu_count(), len(todo)))
+                threads = max(1, cpu_count() // n_workers)
+            if own and executor is None:
                 executor = InlineExecutor() if n_workers == 1 else cf.ProcessPoolExecutor(
                     n_workers, mp_context=multiprocessing.get_context("spawn"))
             config = cfg.to_json()
@@ -259,6 +313,7 @@ def run(run_dir: str | os.PathLike, cfg: RunConfig, workers: int | None = None, 
                 if own:
                     executor.shutdown(wait=True, cancel_futures=True)
         elapsed = time.perf_counter() - t0
+        rio.remove_partial(run_dir, rio.complete_chunks(run_dir))  # temp files of retried tasks
         manifest["complete"] = True
         t = manifest["timings"]
         t["updated"] = _now()
