@@ -1,0 +1,136 @@
+"""Strategies from a user's own file: named as path.py:function, run in simulate and trace,
+and an illegal answer stops the run with one clear message and writes nothing for that batch."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+
+import pytest
+from click.testing import CliRunner
+
+from simcore import io as rio
+from simcore.cli import main
+from strategies.registry import StrategyError, parse_seat, parse_seats
+
+USER = textwrap.dedent('''
+    import numba as nb
+    from strategies.api import (A_WIN, C_PASS, C_WIN, Q_CLAIM, Q_ROB, Q_TURN, STRATEGY_SIG, V_CAN_WIN, V_HAND,
+                                V_LOCKED, V_MUST_VOID, V_TILE, my_void)
+
+    @nb.njit(STRATEGY_SIG, cache=True)
+    def lowest(q, view, tab):
+        """Wins when it can; otherwise discards its lowest legal tile; never claims."""
+        if q == Q_TURN:
+            if view[V_CAN_WIN]:
+                return A_WIN
+            if view[V_LOCKED]:
+                return view[V_TILE]
+            void = my_void(view)
+            for t in range(27):
+                if view[V_HAND + t] > 0 and not (view[V_MUST_VOID] and t // 9 != void):
+                    return t
+        if q == Q_CLAIM or q == Q_ROB:
+            return C_WIN if view[V_CAN_WIN] else C_PASS
+        return 0
+
+    @nb.njit(STRATEGY_SIG, cache=True)
+    def cheater(q, view, tab):
+        """Discards a tile it may not hold (26 = 9s) once it is past its fifth draw."""
+        if q == Q_TURN and view[18] > 5 and view[V_HAND + 26] == 0 and not view[V_LOCKED]:
+            return 26
+        return lowest(q, view, tab)
+
+    @nb.njit(STRATEGY_SIG, cache=True)
+    def pass_suit_zero(q, view, tab):
+        """An exchange policy: three tiles of the first suit (m, p, s) holding three or more."""
+        picked = 0
+        code = 0
+        for s in (0, 1, 2):
+            n = 0
+            for t in range(s * 9, s * 9 + 9):
+                n += view[V_HAND + t]
+            if n >= 3:
+                for t in range(s * 9, s * 9 + 9):
+                    for _ in range(view[V_HAND + t]):
+                        if picked < 3:
+                            code |= t << (5 * picked)
+                            picked += 1
+                return code
+        return 0
+''')
+
+
+@pytest.fixture()
+def user_file(tmp_path):
+    path = tmp_path / "my_bot.py"
+    path.write_text(USER)
+    return path
+
+
+def test_user_strategy_runs_in_simulate_and_trace(user_file, tmp_path):
+    spec = f"{user_file}:lowest,greedy,{user_file}:lowest+exchange={user_file}:pass_suit_zero,efficient"
+    out = tmp_path / "run"
+    res = CliRunner().invoke(main, ["simulate", "-q", "--hands", "300", "--seats", spec, "--out", str(out), "--workers", "1"])
+    assert res.exit_code == 0, res.output + res.stderr
+    seats = rio.read_manifest(out)["config"]["seats"]
+    assert seats[0] == f"{user_file}:lowest+exchange=shortest+void=fewest"
+    assert seats[2] == f"{user_file}:lowest+exchange={user_file}:pass_suit_zero+void=fewest"
+    res = CliRunner().invoke(main, ["trace", "--seats", spec, "--seed", "0", "--hand", "17"])
+    assert res.exit_code == 0, res.stderr
+    events = [json.loads(x) for x in res.output.splitlines()]
+    assert events[0]["strategies"] == seats and events[-1]["event"] == "end"
+    res = CliRunner().invoke(main, ["trace", str(out), "--hand", "17"])
+    assert [json.loads(x) for x in res.output.splitlines()] == events
+
+
+def test_an_illegal_answer_stops_the_run_with_one_clear_message(user_file, tmp_path):
+    out = tmp_path / "run"
+    spec = f"greedy,{user_file}:cheater,greedy,greedy"
+    res = CliRunner().invoke(main, ["simulate", "-q", "--hands", "400", "--chunk-hands", "200", "--seats", spec,
+                                    "--out", str(out), "--workers", "1"])
+    assert res.exit_code == 2
+    msg = res.stderr.strip()
+    assert len(msg.splitlines()) == 1
+    assert f"{user_file}:cheater" in msg and "seat 1" in msg and "turn question" in msg and "discard 9s" in msg
+    hand = int(msg.split("in hand ")[1].split(";")[0])
+    assert f"sichuan trace {out.resolve()} --hand {hand}" in msg
+    assert rio.complete_chunks(out) == set(), "nothing is written for the failing batch"
+    res = CliRunner().invoke(main, ["trace", str(out), "--hand", str(hand)])
+    assert res.exit_code == 2 and "illegal answer" in res.stderr
+
+
+@pytest.mark.parametrize("spec, needle", [
+    ("nosuch", "unknown play strategy"),
+    ("greedy+exchange=nosuch", "unknown exchange strategy"),
+    ("greedy+void=shortest", "unknown void strategy"),
+    ("greedy+colour=red", "unknown part"),
+    ("greedy+void=fewest+void=random", "given twice"),
+    ("missing_file.py:f", "does not exist"),
+])
+def test_bad_seat_specs_are_one_line_errors(spec, needle):
+    with pytest.raises(StrategyError, match=needle):
+        from strategies.registry import seat_functions
+        seat_functions(parse_seats(spec))
+
+
+def test_a_user_file_without_the_function_or_with_a_bad_signature(tmp_path):
+    from strategies.registry import seat_functions
+
+    path = tmp_path / "bad.py"
+    path.write_text("import numba as nb\n@nb.njit\ndef f(q, view):\n    return 1\nx = 3\n")
+    with pytest.raises(StrategyError, match="has no function 'g'"):
+        seat_functions(parse_seats(f"{path}:g"))
+    with pytest.raises(StrategyError, match="must return an int64|does not compile"):
+        seat_functions(parse_seats(f"{path}:f"))
+    broken = tmp_path / "broken.py"
+    broken.write_text("this is not python\n")
+    with pytest.raises(StrategyError, match="failed to import"):
+        seat_functions(parse_seats(f"{broken}:f"))
+
+
+def test_canonical_specs():
+    assert parse_seat("efficient").canonical == "efficient+exchange=shortest+void=fewest"
+    assert parse_seat("greedy+void=weakest").canonical == "greedy+exchange=shortest+void=weakest"
+    assert [s.canonical for s in parse_seats("greedy")] == ["greedy+exchange=shortest+void=fewest"] * 4
+    assert parse_seats(None)[0].play == "efficient"
