@@ -10,7 +10,9 @@ when tracing, the event log. Helpers take ``(S, tab, ...)``: with one array per 
 calls stay cheap and LLVM inlines the small ones (we measured the engine spending most of
 its time passing six to nine arrays per call). ``S`` is allocated once per block of hands,
 so playing a hand allocates nothing. Constants passed to helpers are ``np.int64`` so numba
-does not compile one copy of a helper per literal value.
+does not compile one copy of a helper per literal value. Helpers are compiled with
+``_nrt=False``: they allocate nothing, so numba emits no reference counting (an incref and a
+decref call per array argument per call cost a fifth of a hand's instructions).
 
 Rulings we chose where RULES.md leaves room (also in the issue notes):
 - a seat that just punged may declare a kong (concealed or added) before its discard, as the
@@ -209,7 +211,7 @@ def _tracing(S):
     return S[O_LOG_CAP] > 0
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _log(S, ev, a, b, c, d, e):
     """Append an event row (``EV_*`` and five fields); returns its row index."""
     n = S[O_N_EV]
@@ -283,7 +285,7 @@ def _set_all(S, slot, value):
         S[_v(s) + slot] = value
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def next_active(S, seat):
     """The first seat after ``seat`` in turn order that is still playing (RULES.md: turn order)."""
     for i in range(1, 4):
@@ -293,7 +295,7 @@ def next_active(S, seat):
     return -1
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _active_count(S):
     return 4 - S[O_OUT] - S[O_OUT + 1] - S[O_OUT + 2] - S[O_OUT + 3]
 
@@ -360,7 +362,7 @@ def _ready_hint(S, tab, seat):
     return r
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _error(S, kind, seat, q, answer):
     if S[O_ERR] == ERR_NONE:
         S[O_ERR] = kind
@@ -369,7 +371,7 @@ def _error(S, kind, seat, q, answer):
         S[O_ERR + 3] = answer
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def check_tiles(S):
     """Invariant: all 108 tiles accounted for, four of each kind, in wall, hands, sets, piles
     or set aside (TRACE.md: tile conservation). Returns True when it holds."""
@@ -388,7 +390,7 @@ def check_tiles(S):
     return True
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _check(S):
     if S[O_CHECK] and not check_tiles(S):
         _error(S, ERR_INVARIANT, MINUS_ONE, MINUS_ONE, INV_TILES)
@@ -397,7 +399,7 @@ def _check(S):
 # == payments and wins ========================================================================
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _pay(S, payer, payee, amount, reason):
     """One payment: nets, the refund ledger, every view's scores, the record and the log."""
     if amount <= 0:
@@ -432,7 +434,7 @@ def _liable(S, seat, other):
     return _r(S, R_FLOW) == 1 or S[O_OUT + other] == 0
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _reveal(S, seat):
     """A winner's tiles are shown to all (RULES.md rulings: seed 004), concealed kongs included."""
     S[O_REVEALED_ROWS] |= I64(1) << seat
@@ -449,7 +451,7 @@ def _reveal(S, seat):
             _show(S, t, I64(4), seat)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _record_win(S, tab, seat, tile, frm, kind, ctx):
     """Value the winner's hand (its concealed tiles hold the winning tile) and record the win.
     Returns (win index, base)."""
@@ -504,7 +506,7 @@ def _win_paid(S, w, amount):
         S[S[O_OFF_WBUF] + w * N_WIN_FIELDS + W_PAID] += amount
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _after_first_win(S, seat):
     """Battle: the winner leaves. Flow: the winner stays, locked (RULES.md: one hand, step 5)."""
     if _r(S, R_FLOW):
@@ -518,7 +520,7 @@ def _after_first_win(S, seat):
         _reveal(S, seat)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _set_aside_from_hand(S, seat, t):
     _add(S, seat, t, MINUS_ONE)
     S[_v(seat) + vw.V_VISIBLE + t] += 1  # still visible to its owner, now set aside
@@ -526,7 +528,7 @@ def _set_aside_from_hand(S, seat, t):
     _show(S, t, ONE, seat)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _first_hand_tile_to_set_aside(S, tab, seat):
     """After a win on the dealer's initial 14 tiles: the tile whose removal leaves the highest
     ready value, then the most wait kinds, then the lowest index (RULES.md: flow lock)."""
@@ -556,7 +558,7 @@ def _first_hand_tile_to_set_aside(S, tab, seat):
 # == asking the strategies ====================================================================
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _ask(S, tab, fns, seat, q):
     """Ask a seat's strategy (or the scenario script, when it has an entry for this question)."""
     v = _v(seat)
@@ -572,7 +574,7 @@ def _ask(S, tab, fns, seat, q):
     return f(q, S[v:v + VIEW_LEN], tab)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _script_forced(S, seat, q, ans):
     """A move the engine makes without asking (a locked seat's only discard) consumes a
     scenario script entry that scripts exactly that move."""
@@ -604,7 +606,7 @@ def _offer(S, seat, t, frm, can_win, can_pung, can_kong):
 # == the phases of a hand =====================================================================
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _reset(S, dealer, scores0):
     """Clear the hand's state and views, keep the header (RULES.md: one hand, step 1)."""
     S[O_STATE:O_STATE_END] = 0
@@ -647,7 +649,7 @@ def _reset(S, dealer, scores0):
             S[v + vw.V_RECEIVED + i] = -1
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _shuffle(S, fixed_wall):
     """The wall of hand g depends only on (seed, g) (DESIGN.md: randomness); Fisher-Yates with
     a 32-bit multiply-shift bound (bias below 3e-8 per draw)."""
@@ -665,7 +667,7 @@ def _shuffle(S, fixed_wall):
         S[O_WALL + j] = tmp
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _deal(S, dealer):
     """The dealer takes wall[0:14], then each next seat 13 (TRACE.md: deal)."""
     pos = 0
@@ -678,7 +680,7 @@ def _deal(S, dealer):
     _set_all(S, vw.V_WALL_LEFT, tiles_left(S))
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _exchange(S, tab, fns, fixed_dir):
     """Exchange three (RULES.md: one hand, step 2): each seat picks three tiles of one suit,
     then the direction is drawn and all pass at once. Returns False on an illegal answer."""
@@ -725,7 +727,7 @@ def _exchange(S, tab, fns, fixed_dir):
     return True
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _choose_voids(S, tab, fns):
     """Every seat names a suit at once; then all are shown (RULES.md: one hand, step 3)."""
     for seat in range(4):
@@ -760,7 +762,7 @@ def _choose_voids(S, tab, fns):
     return True
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _draw(S, tab, seat, replacement):
     """A draw from the front, or a kong replacement from the back (RULES.md: tiles)."""
     S[O_DRAW_RDY + seat] = _ready_hint(S, tab, seat)
@@ -789,7 +791,7 @@ def _find_pung(S, seat, t):
     return -1
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _add_meld(S, seat, kind, t):
     i = S[O_N_MELDS + seat]
     S[O_MELD_KIND + seat * 4 + i] = kind
@@ -805,7 +807,7 @@ def _add_meld(S, seat, kind, t):
         S[v + vw.V_MELD_TILE + seat * 4 + i] = t if (kind != M_KONG_CONCEALED or s == seat) else -1
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _locked_kong_keeps_waits(S, tab, seat, t):
     """Flow lock: a concealed kong of the drawn tile only if the waits stay the same."""
     o_h = O_HAND + seat * 27
@@ -824,7 +826,7 @@ def _locked_kong_keeps_waits(S, tab, seat, t):
     return before == after
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _kong_mask(S, tab, seat, drawn):
     """Kongs the seat may declare on its turn (RULES.md: rulings, kongs): a tile left for the
     replacement; not while holding void tiles unless ``kong_while_void``; never of the void
@@ -849,7 +851,7 @@ def _kong_mask(S, tab, seat, drawn):
     return mask
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _settle_self_draw(S, tab, seat, tile, kind, ctx):
     """Self-draw (or kong replacement): each liable seat pays base + self_draw_bonus."""
     if S[O_N_WINS] == 0:
@@ -863,7 +865,7 @@ def _settle_self_draw(S, tab, seat, tile, kind, ctx):
     _after_first_win(S, seat)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _settle_on_tile(S, tab, n_win, tile, frm, kind, liability):
     """Wins on one discard or one robbed kong by the seats in the winners scratch, in turn
     order from the discarder (RULES.md: settlement). ``liability``: the discard right after
@@ -913,7 +915,7 @@ def _clear_winners(S):
         S[O_WINNERS + i] = -1
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _rob_window(S, tab, fns, kong_seat, t):
     """Seats that can win on an added kong's tile may rob it (RULES.md: rulings, added kong).
     Returns the number of robbers, or -1 on an illegal answer."""
@@ -941,7 +943,7 @@ def _rob_window(S, tab, fns, kong_seat, t):
     return n_win
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _declare_kong(S, seat, t, kind, frm):
     """Make a kong and collect its payment (RULES.md: settlement, kongs pay on declaration)."""
     S[O_CLEAN] = 0
@@ -978,7 +980,7 @@ def _declare_kong(S, seat, t, kind, frm):
         _pay(S, frm, seat, _r(S, R_KONG_PAY_EXPOSED), REASON_KONG)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _claims(S, tab, fns, frm, t, liability):
     """Claims on a discard, answered by all at once (RULES.md: step 4 and rulings): wins first
     and cancel any pung/kong; after the last tile only a win. Returns (kind, seat): kind 0 none,
@@ -1037,7 +1039,7 @@ def _claims(S, tab, fns, frm, t, liability):
     return 3, claim_seat
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _wall_checks(S, tab):
     """Drawn-hand checks at an exhausted wall (RULES.md: settlement, steps 1-3)."""
     rules = S[O_RULES:O_RULES + N_RULE_FIELDS]
@@ -1100,7 +1102,7 @@ def _wall_checks(S, tab):
                 _pay(S, I64(p), I64(q), S[O_KONG_RECV + p * 4 + q], REASON_REFUND)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _turn_options(S, tab, seat, drawn, phase):
     if phase == PHASE_FIRST:
         can_win = _seat_wins(S, tab, seat, MINUS_ONE)
@@ -1133,7 +1135,7 @@ def _legal_discard(S, seat, t, drawn):
     return True
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _discard(S, seat, t):
     """Move t from the seat's hand to its pile; every seat sees it."""
     _add(S, seat, t, MINUS_ONE)
@@ -1151,7 +1153,7 @@ def _discard(S, seat, t):
         _log(S, EV_DISCARD, seat, t, ZERO, ZERO, ZERO)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _finish(S, tab, reason):
     """End of hand: checks at an exhausted wall, and the zero-sum and payment invariants."""
     S[O_END_REASON] = reason
@@ -1175,7 +1177,7 @@ def _finish(S, tab, reason):
         _log(S, EV_END, reason, tiles_left(S), S[O_NEXT_DEALER], ZERO, ZERO)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _write_rows(S, row, hand_out, seat_out, win_out, pay_out):
     """Copy the hand's results into its output rows (buffers beyond the capacity are counted
     but not written; the caller re-runs with room)."""
@@ -1231,7 +1233,7 @@ def _write_rows(S, row, hand_out, seat_out, win_out, pay_out):
         seat_out[row, s, S_SCORE_BEFORE] = S[O_SCORE0 + s]
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _self_draw(S, tab, cur, drawn, phase, dealer):
     """The seat wins on its own tiles: context, the set-aside tile, settlement."""
     ctx = CTX_SELF_DRAW
@@ -1253,7 +1255,7 @@ def _self_draw(S, tab, cur, drawn, phase, dealer):
     _set_aside_from_hand(S, cur, I64(tile))
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _after_wins(S, cur):
     """Where play goes after wins on a tile from ``cur``: (end reason or -1, next seat). After
     the winner furthest from ``cur`` in turn order (RULES.md: rulings)."""
@@ -1269,7 +1271,7 @@ def _after_wins(S, cur):
     return I64(-1), next_active(S, furthest)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def play_hand(S, tab, fns, dealer, scores0, fixed_wall, fixed_dir):
     """Play the hand whose seed and index are in S's header; returns the next dealer
     (RULES.md: match). The results stay in S until ``_write_rows``."""
@@ -1379,7 +1381,7 @@ def play_hand(S, tab, fns, dealer, scores0, fixed_wall, fixed_dir):
 BLOCK = 64
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _init_header(S, R, seed, win_cap, pay_cap, check):
     """The header of a batch block's S: buffers right after the views, no script, no log."""
     S[O_OFF_WBUF] = O_FIXED_END

@@ -58,7 +58,7 @@ def regular_shanten_codes(tab, c0, c1, c2, k):
     return np.int64(tab[FINAL_OFF + (pc * STRIDE + c) * 5 + k]) - 1
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def regular_shanten(tab, hand, void, k):
     c0 = suit_code(hand, 0) if void != 0 else 0
     c1 = suit_code(hand, 1) if void != 1 else 0
@@ -66,7 +66,7 @@ def regular_shanten(tab, hand, void, k):
     return regular_shanten_codes(tab, c0, c1, c2, k)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def seven_pairs_shanten(hand, void):
     """13 minus the best seven pair slots over non-void kinds (DESIGN.md: seven pairs)."""
     n2 = 0
@@ -88,7 +88,7 @@ def seven_pairs_shanten(hand, void):
     return 13 - 2 * a - b
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def shanten(tab, hand, void, k):
     """min(regular, seven pairs) shanten; seven pairs only for closed hands (k == 0).
 
@@ -103,7 +103,7 @@ def shanten(tab, hand, void, k):
     return s
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def holds_void(hand, void):
     if void < 0 or void > 2:
         return False
@@ -113,7 +113,7 @@ def holds_void(hand, void):
     return False
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def is_seven_pairs(hand):
     n = 0
     for t in range(27):
@@ -124,7 +124,7 @@ def is_seven_pairs(hand):
     return n == 14
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def is_win(tab, hand, void, k):
     """A complete hand (14 - 3k concealed tiles) with no void tile."""
     if holds_void(hand, void):
@@ -134,7 +134,7 @@ def is_win(tab, hand, void, k):
     return k == 0 and is_seven_pairs(hand)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def waits_mask(tab, hand, void, k, meld_cnt):
     """Bit t set when hand + t wins; never a tile the seat holds all four of (hand and sets).
 
@@ -253,7 +253,7 @@ def shanten_exact(tab, hand, void, k, meld_cnt):
 # -- fan patterns ---------------------------------------------------------------------------
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _all_triplets_shape(hand):
     """Concealed tiles split into pungs and exactly one pair (declared sets are all pungs/kongs)."""
     pairs = 0
@@ -266,7 +266,7 @@ def _all_triplets_shape(hand):
     return pairs == 1
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def score_patterns(tab, hand, void, k, meld_cnt, n_kongs, ctx, rules, pats):
     """Fan patterns of a complete hand with the win's context; returns the fan before the cap.
 
@@ -349,7 +349,7 @@ def base_of(fan, rules):
     return np.int64(1) << (fan if fan < cap else cap)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def ready_value(tab, hand, void, k, meld_cnt, n_kongs, rules, pats):
     """Best base over the waits, valued as a discard win (RULES.md: ready check); 0 if not ready."""
     mask = waits_mask(tab, hand, void, k, meld_cnt)

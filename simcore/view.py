@@ -112,7 +112,7 @@ def kong(t):
     return A_KONG + t
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def rand_u64(view):
     """The next value of this seat's own stream (reproducible from seed, hand and seat)."""
     c = view[V_RNG_COUNT]
@@ -120,7 +120,7 @@ def rand_u64(view):
     return stream_value(np.uint64(view[V_RNG_KEY]), c)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def discarded_by(view, seat, t):
     """How many t the seat has discarded this hand (claimed ones included)."""
     n = 0
@@ -130,7 +130,7 @@ def discarded_by(view, seat, t):
     return n
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def rand_below(view, n):
     """A uniform integer in 0..n-1 from this seat's stream."""
     return np.int64(rand_u64(view) % np.uint64(n))

@@ -5,7 +5,8 @@ the flush player, any ignored suit's set to 0), their table classes and the seve
 counts. ``shanten_moved`` then evaluates the hand with one tile removed and/or one added by
 re-classing only the suits that change: three table loads per evaluation (DESIGN.md: hot
 path). Everything here is the fast path: declared sets count as k sets without capping
-targets (``simcore.evaluate.shanten_exact`` caps them).
+targets (``simcore.evaluate.shanten_exact`` caps them). Like the engine's helpers, these
+allocate nothing and are compiled with ``_nrt=False`` (no reference counting on calls).
 """
 
 from __future__ import annotations
@@ -62,7 +63,7 @@ def shanten3(tab, a, b, c, k):
     return np.int64(tab[FINAL_OFF + (pc * STRIDE + c) * 5 + k]) - 1
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def prepare(tab, view, ignore):
     """(codes c0..c2, classes a0..a2, n2, n1, k) of the seat's hand; suits in the bit set
     ``ignore`` (and the void suit) evaluate as empty, so their tiles are never part of a target."""
@@ -174,7 +175,7 @@ def isolation(view, t):
     return n * 4 + (4 - abs(r - 4)) // 2
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def near_mask(view, st):
     """Tiles within two ranks of a held tile of the same target suit: the only draws that can
     lower a regular hand's shanten (a lone new tile joins nothing)."""
@@ -189,7 +190,7 @@ def near_mask(view, st):
     return m
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def ukeire(tab, view, st, out_t, target, near):
     """Live tiles among ``near`` that bring the hand minus ``out_t`` below shanten ``target``."""
     c0, c1, c2, a0, a1, a2, n2, n1, k, ignore = st

@@ -11,7 +11,7 @@ import numba as nb
 from simcore.view import Q_EXCHANGE, STRATEGY_SIG, V_HAND, pack3, rand_below
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def suit_count(view, s):
     n = 0
     for t in range(s * 9, s * 9 + 9):
@@ -19,7 +19,7 @@ def suit_count(view, s):
     return n
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _isolation(view, t):
     """Same-suit tiles within two ranks (other copies included); edge tiles count as lonelier."""
     r = t % 9
@@ -30,7 +30,7 @@ def _isolation(view, t):
     return n * 8 + (4 - abs(r - 4)) // 2
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _most_isolated(view, s, taken0, taken1):
     """The most isolated tile of suit s still held after taking taken0 and taken1 (-1: none)."""
     best = -1
@@ -46,7 +46,7 @@ def _most_isolated(view, s, taken0, taken1):
     return best
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def pass_three_of(view, s):
     """Three tiles of suit s, the most isolated first (ties: the lowest rank)."""
     p0 = _most_isolated(view, s, -1, -1)
@@ -55,7 +55,7 @@ def pass_three_of(view, s):
     return pack3(p0, p1, p2)
 
 
-@nb.njit(STRATEGY_SIG, cache=True)
+@nb.njit(STRATEGY_SIG, cache=True, _nrt=False)
 def shortest(q, view, tab):
     """Three of the shortest suit holding three or more, isolated tiles first."""
     best = -1
@@ -66,7 +66,7 @@ def shortest(q, view, tab):
     return pass_three_of(view, best)
 
 
-@nb.njit(STRATEGY_SIG, cache=True)
+@nb.njit(STRATEGY_SIG, cache=True, _nrt=False)
 def random_suit(q, view, tab):
     """Three tiles of a random eligible suit, isolated tiles first."""
     n = 0
@@ -82,7 +82,7 @@ def random_suit(q, view, tab):
     return -1
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _structure(view, s):
     """Pairs and two-tile run shapes in suit s: what passing it would break."""
     n = 0
@@ -98,7 +98,7 @@ def _structure(view, s):
     return n
 
 
-@nb.njit(STRATEGY_SIG, cache=True)
+@nb.njit(STRATEGY_SIG, cache=True, _nrt=False)
 def keep_pairs(q, view, tab):
     """The eligible suit whose loss breaks the fewest pairs and runs (ties: the shorter)."""
     best = -1

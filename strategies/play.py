@@ -47,7 +47,7 @@ def _may_discard(view, t, void):
 # -- danger (defensive) -----------------------------------------------------------------------
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _looks_ready(view, o):
     """An opponent still playing whose void is cleared (its latest discard is not of its void
     suit) and who has two declared sets or plays late (24 or fewer wall tiles left)."""
@@ -63,7 +63,7 @@ def _looks_ready(view, o):
     return view[V_N_MELDS + o] >= 2 or view[V_WALL_LEFT] <= 24
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _known_waits(tab, view, o):
     """Waits of a locked blood-flow winner, whose concealed tiles are revealed (RULES.md)."""
     base = V_SCRATCH
@@ -78,7 +78,7 @@ def _known_waits(tab, view, o):
     return waits_mask(tab, view[base:base + 27], view[V_VOID + o], k, view[base + 27:base + 54])
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def danger_table(tab, view):
     """Bit sets (safe, known-deadly, opponents' own discards) over tiles, and whether anyone threatens."""
     me = view[V_ME]
@@ -122,7 +122,7 @@ def _danger(t, deadly, unsafe_voids, discarded):
 # -- discards ---------------------------------------------------------------------------------
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def choose_discard(tab, view, st, mode):
     """(tile, shanten after discarding it). Lowest shanten first; ``EFFICIENT`` and ``DEFENSIVE``
     then prefer the most live tiles that lower it; ``DEFENSIVE`` under threat (and not ready)
@@ -183,7 +183,7 @@ def choose_discard(tab, view, st, mode):
     return best_t, view[V_SCRATCH + best_t]
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _has_pung(view, t):
     seat = view[V_ME]
     for i in range(view[V_N_MELDS + seat]):
@@ -192,7 +192,7 @@ def _has_pung(view, t):
     return False
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def choose_kong(tab, view, st, best_sh):
     """A kong from the mask that does not raise shanten above ``best_sh`` (a locked seat's
     allowed kong always), or -1."""
@@ -214,7 +214,7 @@ def choose_kong(tab, view, st, best_sh):
     return -1
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def turn(tab, view, mode, ignore):
     if view[V_CAN_WIN]:
         return A_WIN
@@ -226,7 +226,7 @@ def turn(tab, view, mode, ignore):
     return t
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def shanten_after_pung(tab, view, st, t):
     """Best shanten after punging t and discarding one tile (void tiles first)."""
     void = my_void(view)
@@ -251,7 +251,7 @@ def shanten_after_pung(tab, view, st, t):
     return best
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def claim(tab, view, ignore):
     """Win; else kong or pung when it does not raise shanten (only in the target suits); else pass."""
     if view[V_CAN_WIN]:
@@ -268,7 +268,7 @@ def claim(tab, view, ignore):
     return C_PASS
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def flush_suits_to_ignore(view):
     """With one long suit (8+ tiles counting declared sets, all sets in it, the other
     non-void suit at most 4 tiles), the other suits are ignored: play for a full flush."""
@@ -310,7 +310,7 @@ def flush_suits_to_ignore(view):
     return NO_IGNORE
 
 
-@nb.njit(STRATEGY_SIG, cache=True)
+@nb.njit(STRATEGY_SIG, cache=True, _nrt=False)
 def greedy(q, view, tab):
     """Lowest shanten, deterministic ties, always wins when it can."""
     if q == Q_TURN:
@@ -320,7 +320,7 @@ def greedy(q, view, tab):
     return C_WIN if q == Q_ROB else 0
 
 
-@nb.njit(STRATEGY_SIG, cache=True)
+@nb.njit(STRATEGY_SIG, cache=True, _nrt=False)
 def efficient(q, view, tab):
     """Lowest shanten, then the most live tiles that lower it (counting what is visible)."""
     if q == Q_TURN:
@@ -330,7 +330,7 @@ def efficient(q, view, tab):
     return C_WIN if q == Q_ROB else 0
 
 
-@nb.njit(STRATEGY_SIG, cache=True)
+@nb.njit(STRATEGY_SIG, cache=True, _nrt=False)
 def flush(q, view, tab):
     """Efficient, but with one long suit it keeps only that suit: goes for a full flush."""
     if q == Q_TURN:
@@ -340,7 +340,7 @@ def flush(q, view, tab):
     return C_WIN if q == Q_ROB else 0
 
 
-@nb.njit(STRATEGY_SIG, cache=True)
+@nb.njit(STRATEGY_SIG, cache=True, _nrt=False)
 def defensive(q, view, tab):
     """Efficient, but against an opponent who looks ready: that opponent's void suit and safe tiles first."""
     if q == Q_TURN:
@@ -350,7 +350,7 @@ def defensive(q, view, tab):
     return C_WIN if q == Q_ROB else 0
 
 
-@nb.njit(STRATEGY_SIG, cache=True)
+@nb.njit(STRATEGY_SIG, cache=True, _nrt=False)
 def random_play(q, view, tab):
     """A uniformly random legal answer."""
     if q == Q_TURN:

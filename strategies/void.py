@@ -10,7 +10,7 @@ from simcore.view import STRATEGY_SIG, V_HAND, rand_below
 from .exchange import suit_count
 
 
-@nb.njit(STRATEGY_SIG, cache=True)
+@nb.njit(STRATEGY_SIG, cache=True, _nrt=False)
 def fewest(q, view, tab):
     """The suit with the fewest tiles (ties: the lowest suit index m, p, s)."""
     best = 0
@@ -20,7 +20,7 @@ def fewest(q, view, tab):
     return best
 
 
-@nb.njit(STRATEGY_SIG, cache=True)
+@nb.njit(STRATEGY_SIG, cache=True, _nrt=False)
 def weakest(q, view, tab):
     """The suit whose removal leaves the lowest shanten (ties: the fewest tiles)."""
     m = 0
@@ -43,7 +43,7 @@ def weakest(q, view, tab):
     return best
 
 
-@nb.njit(STRATEGY_SIG, cache=True)
+@nb.njit(STRATEGY_SIG, cache=True, _nrt=False)
 def random_void(q, view, tab):
     """A uniformly random suit."""
     return rand_below(view, 3)
