@@ -57,10 +57,33 @@ def klass(tab, code):
 
 
 @nb.njit(cache=True, inline="always")
+def pair_class(tab, a, b):
+    """Class of two suits combined; symmetric, as the shanten is symmetric in the three suits
+    (tests/test_fast_paths.py checks every class triple), so the fast paths below combine
+    whichever two suits stay fixed."""
+    return np.int64(tab[PAIR_OFF + a * STRIDE + b])
+
+
+@nb.njit(cache=True, inline="always")
+def final_shanten(tab, pc, c, k):
+    """Regular shanten of a pair class and a third suit's class with k declared sets."""
+    return np.int64(tab[FINAL_OFF + (pc * STRIDE + c) * 5 + k]) - 1
+
+
+@nb.njit(cache=True, inline="always")
 def shanten3(tab, a, b, c, k):
     """Regular shanten of three suit classes with k declared sets."""
-    pc = np.int64(tab[PAIR_OFF + a * STRIDE + b])
-    return np.int64(tab[FINAL_OFF + (pc * STRIDE + c) * 5 + k]) - 1
+    return final_shanten(tab, pair_class(tab, a, b), c, k)
+
+
+@nb.njit(cache=True, inline="always")
+def code_and_rest(tab, c0, c1, c2, a0, a1, a2, s):
+    """Suit s's code and the pair class of the other two suits."""
+    if s == 0:
+        return c0, pair_class(tab, a1, a2)
+    if s == 1:
+        return c1, pair_class(tab, a0, a2)
+    return c2, pair_class(tab, a0, a1)
 
 
 @nb.njit(cache=True, _nrt=False)
@@ -232,4 +255,138 @@ def ukeire(tab, view, st, out_t, target, near):
                 sh = s7
         if sh < target:
             n += lv
+    return n
+
+
+# -- whole-turn fast paths (the built-in players; same results as the helpers above) ---------
+
+
+@nb.njit(cache=True, _nrt=False)
+def discard_shantens(tab, view, st, o):
+    """``view[o + t]`` = ``shanten_moved(tab, view, st, t, NO_TILE)`` for every held t (INF for
+    the others); returns the lowest. A candidate costs one class and one final load: the
+    pair class of the two suits it leaves alone is shared by its suit."""
+    c0, c1, c2, a0, a1, a2, n2, n1, k, ignore = st
+    base = shanten_of(tab, st)
+    best = INF
+    for s in range(3):
+        code, pc = code_and_rest(tab, c0, c1, c2, a0, a1, a2, s)
+        off_target = (ignore >> s) & 1
+        d = 1
+        for t in range(9 * s, 9 * s + 9):
+            c = view[V_HAND + t]
+            sh = INF
+            if c > 0:
+                sh = base  # an ignored suit's tile changes nothing
+                if not off_target:
+                    sh = final_shanten(tab, pc, klass(tab, code - d), k)
+                    if k == 0:
+                        s7 = seven_pairs(n2 + slots2(c - 1) - slots2(c), n1 + ((c - 1) & 1) - (c & 1))
+                        if s7 < sh:
+                            sh = s7
+                if sh < best:
+                    best = sh
+            view[o + t] = sh
+            d *= 5
+    return best
+
+
+@nb.njit(cache=True, _nrt=False)
+def lowest_shanten_discard(tab, view, st):
+    """(t, shanten) of the discard with the lowest shanten, then the lowest ``isolation``, then
+    the lowest index, in one pass (the greedy player; held tiles only, no void tile held)."""
+    c0, c1, c2, a0, a1, a2, n2, n1, k, ignore = st
+    base = shanten_of(tab, st)
+    best_t = -1
+    best_sh = INF
+    best_iso = 0
+    for s in range(3):
+        code, pc = code_and_rest(tab, c0, c1, c2, a0, a1, a2, s)
+        off_target = (ignore >> s) & 1
+        d = 1
+        for t in range(9 * s, 9 * s + 9):
+            c = view[V_HAND + t]
+            if c > 0:
+                sh = base
+                if not off_target:
+                    sh = final_shanten(tab, pc, klass(tab, code - d), k)
+                    if k == 0:
+                        s7 = seven_pairs(n2 + slots2(c - 1) - slots2(c), n1 + ((c - 1) & 1) - (c & 1))
+                        if s7 < sh:
+                            sh = s7
+                if sh < best_sh:
+                    best_t = t
+                    best_sh = sh
+                    best_iso = isolation(view, t)
+                elif sh == best_sh:
+                    iso = isolation(view, t)
+                    if iso < best_iso:
+                        best_t = t
+                        best_iso = iso
+            d *= 5
+    return best_t, best_sh
+
+
+@nb.njit(cache=True, _nrt=False)
+def live_draws(view, near):
+    """The tiles of the bit set ``near`` with live copies."""
+    m = np.int64(0)
+    for u in range(27):
+        if (near >> u) & 1 and live(view, u) > 0:
+            m |= np.int64(1) << u
+    return m
+
+
+@nb.njit(cache=True, _nrt=False)
+def plus_classes(tab, view, st, draws, o):
+    """``view[o + u]``: the class of u's suit with one more u, for every u in ``draws``."""
+    for s in range(3):
+        code = st[0] if s == 0 else (st[1] if s == 1 else st[2])
+        d = 1
+        for u in range(9 * s, 9 * s + 9):
+            if (draws >> u) & 1:
+                view[o + u] = klass(tab, code + d)
+            d *= 5
+
+
+@nb.njit(cache=True, _nrt=False)
+def ukeire_fast(tab, view, st, out_t, target, draws, o):
+    """``ukeire(tab, view, st, out_t, target, near)`` for ``out_t`` of a target suit, given
+    ``draws = live_draws(view, near)`` and their ``plus_classes`` at ``o``: a draw of another
+    suit costs one final load (its class is known, the pair class of the other two is shared),
+    a draw of out_t's suit one class and one final load."""
+    c0, c1, c2, a0, a1, a2, n2, n1, k, ignore = st
+    so = out_t // 9
+    d_out = POW5[out_t - 9 * so]
+    if so == 0:
+        c0 -= d_out
+        a0 = klass(tab, c0)
+    elif so == 1:
+        c1 -= d_out
+        a1 = klass(tab, c1)
+    else:
+        c2 -= d_out
+        a2 = klass(tab, c2)
+    if k == 0:
+        c = view[V_HAND + out_t]
+        n2 += slots2(c - 1) - slots2(c)
+        n1 += ((c - 1) & 1) - (c & 1)
+    n = 0
+    for su in range(3):
+        if not (draws >> (9 * su)) & 0x1FF:
+            continue
+        code, pc = code_and_rest(tab, c0, c1, c2, a0, a1, a2, su)
+        d = 1
+        for u in range(9 * su, 9 * su + 9):
+            if (draws >> u) & 1:
+                cls = klass(tab, code + d) if su == so else view[o + u]
+                sh = final_shanten(tab, pc, cls, k)
+                if k == 0 and sh >= target:
+                    c = view[V_HAND + u] - (1 if u == out_t else 0)
+                    s7 = seven_pairs(n2 + slots2(c + 1) - slots2(c), n1 + ((c + 1) & 1) - (c & 1))
+                    if s7 < sh:
+                        sh = s7
+                if sh < target:
+                    n += live(view, u)
+            d *= 5
     return n

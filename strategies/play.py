@@ -23,11 +23,14 @@ from simcore.view import (
 )
 
 from .core import (
-    INF, NO_TILE, POW5, isolation, klass, my_void, near_mask, prepare, shanten_minus, shanten_moved, shanten_of,
-    ukeire,
+    INF, NO_TILE, POW5, code_and_rest, discard_shantens, final_shanten, isolation, klass, live_draws,
+    lowest_shanten_discard, my_void, near_mask, plus_classes, prepare, shanten_minus, shanten_moved, shanten_of,
+    ukeire_fast,
 )
 
 GREEDY, EFFICIENT, DEFENSIVE = np.int64(0), np.int64(1), np.int64(2)
+SCR_SHANTEN = np.int64(V_SCRATCH)     # choose_discard: shanten after discarding t
+SCR_PLUS = np.int64(V_SCRATCH + 27)   # choose_discard: a draw's suit class with the draw
 NO_IGNORE = np.int64(0)
 ZERO = np.int64(0)
 ONE = np.int64(1)
@@ -142,6 +145,8 @@ def choose_discard(tab, view, st, mode):
                     best_key = key
                     best = t
         return best, shanten_of(tab, st)
+    if mode == GREEDY:
+        return lowest_shanten_discard(tab, view, st)  # the order below, in one pass
     threatened = False
     deadly = np.int64(0)
     unsafe = np.int64(0)
@@ -150,20 +155,15 @@ def choose_discard(tab, view, st, mode):
         threatened, deadly, unsafe, discarded = danger_table(tab, view)
     ignore = st[9]
     # pass 1: shanten per candidate (kept in the scratch area); off-target tiles cost nothing
-    best_sh = INF
-    for t in range(27):
-        sh = INF
-        if _may_discard(view, t, void):
-            sh = shanten_moved(tab, view, st, t, NO_TILE)
-            if sh < best_sh:
-                best_sh = sh
-        view[V_SCRATCH + t] = sh
+    best_sh = discard_shantens(tab, view, st, SCR_SHANTEN)
     defend = threatened and best_sh >= 1
-    near = near_mask(view, st) if mode != GREEDY else np.int64(0)
+    # the draws that count for ukeire, and their suits' classes with the draw added
+    draws = live_draws(view, near_mask(view, st))
+    plus_classes(tab, view, st, draws, SCR_PLUS)
     best_t = -1
     best_key = np.int64(1) << 62
     for t in range(27):
-        sh = view[V_SCRATCH + t]
+        sh = view[SCR_SHANTEN + t]
         if sh == INF:
             continue
         d = _danger(t, deadly, unsafe, discarded) if threatened else 0
@@ -174,13 +174,13 @@ def choose_discard(tab, view, st, mode):
                 continue
             head = (1 if d == 3 else 0) * 16 + sh
         acc = 0
-        if mode != GREEDY and sh == best_sh and not (ignore >> (t // 9)) & 1:
-            acc = ukeire(tab, view, st, t, sh, near)
+        if sh == best_sh and not (ignore >> (t // 9)) & 1:
+            acc = ukeire_fast(tab, view, st, t, sh, draws, SCR_PLUS)
         key = (head * 256 + (255 - min(acc, 255))) * 4096 + isolation(view, t) * 32 + t
         if key < best_key:
             best_key = key
             best_t = t
-    return best_t, view[V_SCRATCH + best_t]
+    return best_t, view[SCR_SHANTEN + best_t]
 
 
 @nb.njit(cache=True, _nrt=False)
@@ -197,6 +197,8 @@ def choose_kong(tab, view, st, best_sh):
     """A kong from the mask that does not raise shanten above ``best_sh`` (a locked seat's
     allowed kong always), or -1."""
     mask = view[V_KONG_MASK]
+    if mask == 0:
+        return -1
     ignore = st[9]
     for t in range(27):
         if not (mask >> t) & 1:
@@ -239,15 +241,30 @@ def shanten_after_pung(tab, view, st, t):
         c1 -= d
     else:
         c2 -= d
-    after = (c0, c1, c2, klass(tab, c0), klass(tab, c1), klass(tab, c2), n2, n1, k + 1, ignore)
+    if s == 0:
+        a0 = klass(tab, c0)
+    elif s == 1:
+        a1 = klass(tab, c1)
+    else:
+        a2 = klass(tab, c2)
+    # per suit, as shanten_minus(tab, view, after, x, ONE, ZERO) over the legal discards x
     best = INF
-    for x in range(27):
-        left = view[V_HAND + x] - (2 if x == t else 0)
-        if left <= 0 or (view[V_MUST_VOID] and x // 9 != void):
+    must_void = view[V_MUST_VOID]
+    for sx in range(3):
+        if must_void and sx != void:
             continue
-        sh = shanten_minus(tab, view, after, x, ONE, ZERO)
-        if sh < best:
-            best = sh
+        code, pc = code_and_rest(tab, c0, c1, c2, a0, a1, a2, sx)
+        off_target = (ignore >> sx) & 1
+        own = a0 if sx == 0 else (a1 if sx == 1 else a2)
+        d = 1
+        for x in range(9 * sx, 9 * sx + 9):
+            left = view[V_HAND + x] - (2 if x == t else 0)
+            if left > 0:
+                cls = own if off_target else klass(tab, code - d)
+                sh = final_shanten(tab, pc, cls, k + 1)
+                if sh < best:
+                    best = sh
+            d *= 5
     return best
 
 
