@@ -3,9 +3,9 @@ PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
-EXTRAS := dev,dask
+EXTRAS := dev,dask,notebooks
 
-.PHONY: setup test bench run clean
+.PHONY: setup test bench run notebooks findings clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -23,6 +23,15 @@ bench: setup
 
 run: setup
 	$(VENV)/bin/sichuan simulate --hands 1000000 --out runs/demo
+
+# The shipped experiments at a small size, then every notebook executed into reports/ (HTML + .ipynb).
+notebooks: setup
+	$(PY) -m experiments.notebooks --make-runs --runs runs/notebooks --out reports
+
+# The shipped experiments at the findings' size and seed (experiments/findings.py), then the
+# README's Findings section rewritten from the results.
+findings: setup
+	$(PY) -m experiments.findings --runs runs/findings --readme README.md
 
 clean:
 	rm -rf $(VENV) .pytest_cache build *.egg-info

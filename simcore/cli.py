@@ -455,5 +455,10 @@ __all__ = [
 ]
 
 
+from experiments.cli import compare as _compare, experiment as _experiment  # noqa: E402  (experiments/cli.py)
+main.add_command(_experiment)
+main.add_command(_compare)
+
+
 if __name__ == "__main__":  # python -m simcore.cli
     main()

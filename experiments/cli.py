@@ -1,0 +1,179 @@
+"""``sichuan experiment run|report|list`` and ``sichuan compare``.
+
+Registered on the ``sichuan`` group by simcore/cli.py. Heavy imports (numba, pandas) happen
+inside the commands, so ``sichuan --help`` stays fast. Errors are one line, exit status 2.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+
+import click
+
+
+class ExperimentCliError(click.ClickException):
+    """A user error: one ``Error: <message>`` line, exit status 2 (as simcore.cli.CliError)."""
+
+    exit_code = 2
+
+
+def _one_line(exc: BaseException) -> str:
+    return " ".join((str(exc).strip() or type(exc).__name__).split())
+
+
+def _log(quiet: bool):
+    if quiet:
+        return None
+    return lambda line: click.echo(line, err=True)
+
+
+def _run_and_report(spec, out, hands, seed, workers, width, as_json, quiet):
+    from .execute import ExperimentError, run_experiment
+    from .report import build, dumps, format_text, save
+
+    try:
+        run_experiment(spec, out, hands=hands, seed=seed, workers=workers, log=_log(quiet))
+        rep = build(out, width=width)
+        save(out, rep)
+    except ExperimentError as exc:
+        raise ExperimentCliError(_one_line(exc)) from None
+    click.echo(dumps(rep) if as_json else format_text(rep))
+    return rep
+
+
+CONTEXT_SETTINGS = dict(help_option_names=["-h", "--help"], max_content_width=100)
+
+HANDS_HELP = ("Size: walls for a duplicate experiment (each wall is played by every arm in every rotation, "
+              "4 hands per arm), hands per cell for a cells experiment (cells sized in the spec scale with it) "
+              "[default: the spec's hands].")
+WIDTH_HELP = "Full width W of the 95% interval for 'walls needed' (points per hand) [default: the spec's width, 0.1]."
+
+
+@click.group("experiment", context_settings=CONTEXT_SETTINGS)
+def experiment():
+    """Run experiments from spec files and print their reports.
+
+    \b
+    Shipped experiments (experiments/*.toml):
+        exchange        the exchange-three policies in duplicate, play and void fixed
+        void            the void-suit policies in duplicate
+        flower-pigs     flower-pig rate by void policy x play x rule preset
+        battle-vs-flow  spread and tails of net per hand and per match, battle vs flow
+    experiments/README.md documents the spec format.
+    """
+
+
+@experiment.command("run")
+@click.argument("spec_name", metavar="SPEC")
+@click.option("--hands", "hands", type=click.IntRange(min=1), default=None, help=HANDS_HELP)
+@click.option("--seed", type=click.IntRange(min=0), default=None, help="Seed of every run [default: the spec's seed].")
+@click.option("--out", "out", required=True, metavar="DIR",
+              help="Experiment directory (created; rerunning resumes, a larger --hands extends).")
+@click.option("--workers", type=click.IntRange(min=1), default=None, help="Worker processes [default: the machine's cores].")
+@click.option("--width", type=click.FloatRange(min=0, min_open=True), default=None, help=WIDTH_HELP)
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress lines on stderr.")
+def run_cmd(spec_name, hands, seed, out, workers, width, as_json, quiet):
+    """Run the experiment SPEC (a TOML file, or a shipped name such as `exchange`) into DIR and
+    print its report.
+
+    \b
+    Examples:
+        sichuan experiment run exchange --out runs/exchange
+        sichuan experiment run void --hands 200000 --seed 1 --out runs/void
+        sichuan experiment run my-experiment.toml --out runs/mine
+    """
+    from .spec import SpecError, load_spec
+
+    try:
+        spec = load_spec(spec_name)
+    except SpecError as exc:
+        raise ExperimentCliError(_one_line(exc)) from None
+    _run_and_report(spec, out, hands, seed, workers, width, as_json, quiet)
+
+
+@experiment.command("report")
+@click.argument("exp_dir", metavar="DIR")
+@click.option("--width", type=click.FloatRange(min=0, min_open=True), default=None, help=WIDTH_HELP)
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+def report_cmd(exp_dir, width, as_json):
+    """Print the report of an experiment directory again (recomputed from its runs)."""
+    from .execute import ExperimentError
+    from .report import build, dumps, format_text
+
+    try:
+        rep = build(exp_dir, width=width)
+    except ExperimentError as exc:
+        raise ExperimentCliError(_one_line(exc)) from None
+    click.echo(dumps(rep) if as_json else format_text(rep))
+
+
+@experiment.command("list")
+def list_cmd():
+    """List the shipped experiments."""
+    from .spec import SHIPPED, load_spec
+
+    for name in SHIPPED:
+        spec = load_spec(name)
+        size = f"{spec.hands:,} {'walls' if spec.kind == 'duplicate' else 'hands per cell'}"
+        click.echo(f"{name:<15} {spec.kind:<9} {size:<24} {spec.description}")
+
+
+@click.command("compare", context_settings=CONTEXT_SETTINGS)
+@click.argument("a", metavar="A")
+@click.argument("b", metavar="B")
+@click.option("--rules", "rules_spec", default=None, metavar="PRESET|FILE.toml",
+              help="Rule set: battle (default), flow, chengdu, kawu, or a rule file.")
+@click.option("--set", "sets", multiple=True, metavar="KEY=VALUE", help="Override one rule option; repeatable.")
+@click.option("--hands", "hands", type=click.IntRange(min=1), default=20_000, show_default=True,
+              help="Walls: each is played by A in all four rotations and by the all-B table.")
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
+@click.option("--out", "out", default=None, metavar="DIR",
+              help="Keep the runs in DIR (resumable, extendable) [default: a temporary directory, removed].")
+@click.option("--workers", type=click.IntRange(min=1), default=None, help="Worker processes [default: the machine's cores].")
+@click.option("--width", type=click.FloatRange(min=0, min_open=True), default=0.1, show_default=True, help=WIDTH_HELP)
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress lines on stderr.")
+def compare(a, b, rules_spec, sets, hands, seed, out, workers, width, as_json, quiet):
+    """Head-to-head in duplicate: seat spec A, 1 vs 3 against a field of B.
+
+    A sits at each seat in turn against three B on the same walls; the difference from B
+    (which scores 0 against itself) is paired on the wall. Prints the duplicate table.
+
+    \b
+    Examples:
+        sichuan compare greedy efficient
+        sichuan compare efficient+void=random efficient --rules kawu --hands 50000
+    """
+    from simcore.rules import RuleError, parse_sets
+
+    from .spec import SpecError, parse_spec
+
+    try:
+        set_dict = parse_sets(list(sets))
+    except RuleError as exc:
+        raise ExperimentCliError(_one_line(exc)) from None
+    data = {"name": "compare", "kind": "duplicate", "hands": hands, "seed": seed, "width": width,
+            "description": f"{a} vs a field of {b}", "rules": rules_spec or "battle", "sets": set_dict,
+            "field": b, "arms": {"A": a, "B": b}, "baseline": "B"}
+    try:
+        spec = parse_spec(data, source="compare")
+    except SpecError as exc:
+        raise ExperimentCliError(_one_line(exc).replace("compare: arms.A: ", "A: ").replace("compare: arms.B: ", "B: ")
+                                 .replace("compare: field: ", "B: ")) from None
+    from dataclasses import replace
+
+    spec = replace(spec, compare={"a": a, "b": b, "rules": rules_spec or "battle", "sets": list(sets)})
+    tmp = None
+    if out is None:
+        tmp = tempfile.mkdtemp(prefix="sichuan-compare-")
+        out = tmp
+    try:
+        _run_and_report(spec, out, hands, seed, workers, width, as_json, quiet)
+    finally:
+        if tmp is not None:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+__all__ = ["experiment", "compare", "ExperimentCliError"]

@@ -1,0 +1,226 @@
+"""Running an experiment: plan its runs, play them with :func:`simcore.runner.run`, record them.
+
+An experiment directory holds ``experiment.json`` (the spec, seed, size and, per arm or cell,
+its run directories), the runs in subdirectories (``DIR/<arm>/rot-<r>/``, ``DIR/<cell>/``) and
+``report.json`` (the comparison, rewritten after every run). Runs with the same configuration
+are played once and shared (an arm equal to the field plays the same run in all four
+rotations). Rerunning resumes (every run resumes by itself); a larger ``--hands`` extends.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import datetime as _dt
+import fcntl
+import json
+import multiprocessing
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from .spec import Spec, SpecError
+
+MANIFEST = "experiment.json"
+REPORT = "report.json"
+FORMAT = "sichuan-experiment"
+VERSION = 1
+
+
+class ExperimentError(RuntimeError):
+    """An experiment that cannot start, continue or be read; the message is one line."""
+
+
+@dataclass(frozen=True)
+class PlannedRun:
+    reldir: str
+    config: object   # simcore.runner.RunConfig
+    label: str
+
+
+def duplicate_seats(field: str, arm_seat: str, rotation: int) -> tuple:
+    seats = [field] * 4
+    seats[rotation] = arm_seat
+    return tuple(seats)
+
+
+def plan(spec: Spec, hands: int, seed: int) -> tuple[list[PlannedRun], dict]:
+    """The unique runs of an experiment and, per arm (rotation order) or cell, their directories."""
+    from simcore.runner import RunConfig
+
+    runs: list[PlannedRun] = []
+    by_identity: dict[str, str] = {}
+
+    def add(reldir: str, cfg, label: str) -> str:
+        key = json.dumps(cfg.to_json(), sort_keys=True)
+        if key in by_identity:
+            return by_identity[key]
+        by_identity[key] = reldir
+        runs.append(PlannedRun(reldir, cfg, label))
+        return reldir
+
+    layout: dict = {}
+    if spec.kind == "duplicate":
+        for arm in spec.arms:
+            dirs = []
+            for r in range(4):
+                cfg = RunConfig(arm.rules.rules, duplicate_seats(spec.field, arm.seat, r), seed, "hands", hands)
+                dirs.append(add(f"{arm.name}/rot-{r}", cfg, f"arm {arm.name} rotation {r}"))
+            layout[arm.name] = {"seat": arm.seat, "rules": arm.rules.to_json(), "rules_label": arm.rules.label,
+                                "runs": dirs}
+    else:
+        for cell in spec.cells:
+            cfg = RunConfig(cell.rules.rules, cell.seats, seed, cell.mode, cell.n_for(hands))
+            d = add(cell.name, cfg, f"cell {cell.name}")
+            layout[cell.name] = {"run": d, "hands": cell.hands_for(hands), "mode": cell.mode}
+    return runs, layout
+
+
+def _now() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+
+
+def read_manifest(exp_dir) -> dict:
+    exp_dir = Path(exp_dir)
+    if not exp_dir.is_dir():
+        raise ExperimentError(f"{exp_dir} does not exist or is not a directory")
+    path = exp_dir / MANIFEST
+    if not path.is_file():
+        raise ExperimentError(f"{exp_dir} is not an experiment directory (no {MANIFEST}); "
+                              "`sichuan experiment run SPEC --out DIR` makes one")
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, json.JSONDecodeError) as exc:
+        raise ExperimentError(f"{path} is unreadable or not valid JSON: {exc}") from None
+    if not isinstance(data, dict) or data.get("format") != FORMAT or data.get("version") != VERSION:
+        raise ExperimentError(f"{path} is not an experiment manifest of version {VERSION}")
+    return data
+
+
+def write_json(path: Path, data: dict) -> None:
+    tmp = path.parent / f".{path.name}.{os.getpid()}.tmp"
+    tmp.write_text(json.dumps(data, indent=2, allow_nan=False) + "\n")
+    os.replace(tmp, path)
+
+
+def _lock(exp_dir: Path):
+    fh = open(exp_dir / ".experiment.lock", "w")
+    try:
+        fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        fh.close()
+        raise ExperimentError(f"another sichuan command is writing to {exp_dir}") from None
+    return fh
+
+
+def _check_existing(exp_dir: Path, spec: Spec, hands: int, seed: int) -> dict | None:
+    if not (exp_dir / MANIFEST).exists():
+        leftovers = [p.name for p in exp_dir.iterdir() if not p.name.startswith(".")]
+        if leftovers:
+            raise ExperimentError(f"{exp_dir} is not empty and holds no {MANIFEST}: choose a new or empty directory")
+        return None
+    old = read_manifest(exp_dir)
+    if old["spec"].get("name") != spec.name or _identity(old["spec"]) != spec.identity():
+        raise ExperimentError(f"{exp_dir} holds experiment {old['spec'].get('name')!r} with a different spec; "
+                              "use a new --out directory")
+    if old["seed"] != seed:
+        raise ExperimentError(f"{exp_dir} holds this experiment with seed {old['seed']}, not {seed}; "
+                              "use a new --out directory")
+    if hands < old["hands"]:
+        raise ExperimentError(f"{exp_dir} already holds {old['hands']:,} {_unit(spec)}; --hands may only grow "
+                              "(it extends the experiment); `sichuan experiment report` prints it")
+    return old
+
+
+def _identity(spec_json: dict) -> dict:
+    keys = ("name", "kind", "field", "baseline", "arms", "cells")
+    d = {k: spec_json[k] for k in keys if k in spec_json}
+    for k in ("arms", "cells"):
+        if k in d:
+            d[k] = [{kk: vv for kk, vv in x.items() if kk != "rules_label"} for x in d[k]]
+    return d
+
+
+def _unit(spec: Spec) -> str:
+    return "walls" if spec.kind == "duplicate" else "hands per cell"
+
+
+def run_experiment(spec: Spec, out, hands: int | None = None, seed: int | None = None, workers: int | None = None,
+                   log: Callable[[str], None] | None = None) -> dict:
+    """Play every missing run of the experiment into ``out``; returns the manifest."""
+    from simcore.runner import RunError, cpu_count, run
+
+    hands = spec.hands if hands is None else int(hands)
+    seed = spec.seed if seed is None else int(seed)
+    if hands <= 0:
+        raise ExperimentError(f"--hands must be positive, got {hands}")
+    exp_dir = Path(out)
+    try:
+        exp_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ExperimentError(f"cannot create experiment directory {exp_dir}: {exc.strerror or exc}") from None
+    if not exp_dir.is_dir():
+        raise ExperimentError(f"cannot create experiment directory {exp_dir}: a file of that name exists")
+    lock = _lock(exp_dir)
+    pool = None
+    try:
+        old = _check_existing(exp_dir, spec, hands, seed)
+        runs, layout = plan(spec, hands, seed)
+        from simcore import __version__
+
+        manifest = {
+            "format": FORMAT, "version": VERSION, "package_version": __version__,
+            "spec": spec.to_json(), "seed": seed, "hands": hands,
+            "layout": layout, "runs": {p.reldir: p.config.to_json() for p in runs},
+            "complete": False,
+            "timings": dict(old.get("timings", {})) if old else {"created": _now(), "seconds": 0.0},
+        }
+        write_json(exp_dir / MANIFEST, manifest)
+        t0 = time.perf_counter()
+        total_hands = sum(p.config.total_hands for p in runs)
+        if log:
+            log(f"experiment {spec.name}: {len(runs)} runs, {total_hands:,} hands in all, seed {seed}, into {exp_dir}")
+        for i, p in enumerate(runs, 1):
+            t1 = time.perf_counter()
+            multi = len(p.config.chunks()) > 1
+            if multi and pool is None and (workers or cpu_count()) > 1:
+                # one pool for the whole experiment: workers load the engine once, not once per run
+                pool = cf.ProcessPoolExecutor(min(workers or cpu_count(), cpu_count()),
+                                              mp_context=multiprocessing.get_context("spawn"))
+            try:
+                m = run(exp_dir / p.reldir, p.config, workers=workers, executor=pool if multi else None)
+            except RunError as exc:
+                raise ExperimentError(f"{p.label}: {exc}") from None
+            if log:
+                secs = time.perf_counter() - t1
+                rate = m["timings"].get("last_session_hands_per_second")
+                done = "already complete" if not rate else f"{rate:,.0f} hands/s"
+                log(f"  [{i}/{len(runs)}] {p.label}: {m['hands']:,} hands, {secs:.1f} s ({done})")
+        elapsed = time.perf_counter() - t0
+        manifest["complete"] = True
+        t = manifest["timings"]
+        t["updated"] = _now()
+        t["seconds"] = round(float(t.get("seconds", 0.0)) + elapsed, 3)
+        t["last_session_seconds"] = round(elapsed, 3)
+        write_json(exp_dir / MANIFEST, manifest)
+        return manifest
+    finally:
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
+        lock.close()
+
+
+def run_dirs(exp_dir, manifest: dict) -> dict:
+    """Absolute run directories per arm (list, rotation order) or cell (one path)."""
+    exp_dir = Path(exp_dir)
+    out = {}
+    for name, entry in manifest["layout"].items():
+        if "runs" in entry:
+            out[name] = [exp_dir / d for d in entry["runs"]]
+        else:
+            out[name] = exp_dir / entry["run"]
+    return out
+
+
+__all__ = ["ExperimentError", "SpecError", "plan", "run_experiment", "read_manifest", "run_dirs", "MANIFEST", "REPORT"]

@@ -1,0 +1,180 @@
+"""An experiment's report: computed from its runs as a JSON-ready dict, printed from that dict.
+
+``build(DIR)`` reads the runs; ``format_text(report)`` renders any report dict (also one read
+back from ``--json`` output or ``DIR/report.json``), so the text and the JSON never disagree.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from .execute import REPORT, ExperimentError, read_manifest, write_json
+
+
+def build(exp_dir, width: float | None = None) -> dict:
+    exp_dir = Path(exp_dir)
+    manifest = read_manifest(exp_dir)
+    if not manifest.get("complete"):
+        raise ExperimentError(f"{exp_dir} is incomplete: rerun the `sichuan experiment run` command to finish it")
+    if manifest["spec"]["kind"] == "duplicate":
+        from .duplicate import comparison
+
+        rep = comparison(exp_dir, width=width, manifest=manifest)
+    else:
+        from .cells import cells_report
+
+        rep = cells_report(exp_dir, manifest=manifest)
+    rep["directory"] = str(exp_dir)
+    rep["command"] = command_line(manifest, exp_dir)
+    rep["package_version"] = manifest.get("package_version")
+    return rep
+
+
+def command_line(manifest: dict, exp_dir) -> str:
+    spec = manifest["spec"]
+    src = spec.get("source", spec["name"])
+    name = spec["name"] if src == f"experiments/{spec['name']}.toml" else src
+    if spec.get("compare"):
+        c = spec["compare"]
+        rules = f" --rules {c['rules']}" if c.get("rules") not in (None, "battle") else ""
+        sets = "".join(f" --set {s}" for s in c.get("sets", []))
+        return f"sichuan compare {c['a']} {c['b']}{rules}{sets} --hands {manifest['hands']} --seed {manifest['seed']}"
+    return f"sichuan experiment run {name} --hands {manifest['hands']} --seed {manifest['seed']} --out {exp_dir}"
+
+
+def save(exp_dir, report: dict) -> None:
+    write_json(Path(exp_dir) / REPORT, report)
+
+
+# -- text ------------------------------------------------------------------------------------
+
+def _num(x, fmt="{:+.3f}") -> str:
+    return "n/a" if x is None else fmt.format(x)
+
+
+def _ci(lo, hi, fmt="{:+.3f}") -> str:
+    if lo is None or hi is None:
+        return "[n/a]"
+    return "[" + fmt.format(lo) + ", " + fmt.format(hi) + "]"
+
+
+def _table(header: list[str], rows: list[list[str]], right: set[int] | None = None) -> list[str]:
+    right = right if right is not None else set(range(1, len(header)))
+    widths = [max(len(str(r[i])) for r in [header] + rows) for i in range(len(header))]
+    out = []
+    for j, r in enumerate([header] + rows):
+        cells = [str(c).rjust(w) if i in right else str(c).ljust(w) for i, (c, w) in enumerate(zip(r, widths))]
+        out.append("  ".join(cells).rstrip())
+        if j == 0:
+            out.append("  ".join("-" * w for w in widths))
+    return out
+
+
+def format_text(rep: dict) -> str:
+    if rep["kind"] == "duplicate":
+        return _format_duplicate(rep)
+    return _format_cells(rep)
+
+
+def _format_duplicate(rep: dict) -> str:
+    lines = [f"experiment {rep['name']} (duplicate): {rep['walls']:,} walls, each played by {rep['arms']} arms "
+             f"in 4 rotations ({rep['hands_per_arm']:,} hands per arm; {rep['hands_played']:,} hands played, "
+             "identical runs shared), seed " + str(rep["seed"])]
+    if rep.get("description"):
+        lines.append(rep["description"])
+    lines.append(f"field: {rep['field']} at the other three seats; baseline: {rep['baseline']}")
+    lines.append("")
+    header = ["arm", "rules", "net/hand vs field [95% CI]", f"diff vs {rep['baseline']} [95% CI, paired]",
+              "unpaired +-", "var removed", f"walls for width {rep['width']:g}", "hands"]
+    rows = []
+    for r in rep["rows"]:
+        if r["baseline"]:
+            diff, unp, rem, walls, hands = "(baseline)", "", "", "", ""
+        else:
+            diff = f"{_num(r['diff'])} {_ci(r['diff_low'], r['diff_high'])}"
+            unp = _num(r["unpaired_half_width"], "{:.3f}")
+            rem = _num(r["variance_removed"], "{:.1%}")
+            walls = "n/a" if r["walls_needed"] is None else f"{r['walls_needed']:,}"
+            hands = "n/a" if r["hands_needed"] is None else f"{r['hands_needed']:,}"
+        rows.append([r["arm"], r["rules"], f"{_num(r['score'])} {_ci(r['score_low'], r['score_high'])}", diff, unp,
+                     rem, walls, hands])
+    lines += _table(header, rows, right={2, 3, 4, 5, 6, 7})
+    lines.append("")
+    lines.append("seat specs: " + "; ".join(f"{r['arm']} = {r['seat']}" for r in rep["rows"]))
+    lines.append("'unpaired +-' is the 95% half-width the same hands would give without pairing (independent walls).")
+    lines += ["- " + d for d in rep["definitions"]]
+    lines.append(f"reproduce: {rep['command']}")
+    return "\n".join(lines)
+
+
+def _labels(c: dict) -> str:
+    return c["cell"]
+
+
+def _format_cells(rep: dict) -> str:
+    lines = [f"experiment {rep['name']} (cells): {len(rep['cells'])} cells, {rep['hands_played']:,} hands played, "
+             f"seed {rep['seed']}"]
+    if rep.get("description"):
+        lines.append(rep["description"])
+    cells = rep["cells"]
+    show = rep["show"]
+    seats = sorted({",".join(dict.fromkeys(c["seats"])) for c in cells})
+    if len(seats) == 1:
+        lines.append(f"seats: {seats[0]} at all four seats")
+    if "pigs" in show:
+        lines += ["", "flower pigs (per seat-hand; Wilson 95%)"]
+        header = ["cell", "hands", "pigs", "rate [95% CI]", "per checked seat-hand", "pig's net [95% CI]",
+                  "cost per seat-hand [95% CI]"]
+        rows = []
+        for c in cells:
+            p = c["pigs"]
+            rows.append([_labels(c), f"{c['hands']:,}", f"{p['pigs']:,}",
+                         f"{_num(p['rate'], '{:.2e}')} {_ci(p['rate_low'], p['rate_high'], '{:.1e}')}",
+                         f"{_num(p['rate_checked'], '{:.2e}')} {_ci(p['rate_checked_low'], p['rate_checked_high'], '{:.1e}')}",
+                         f"{_num(p['pig_net'], '{:+.1f}')} {_ci(p['pig_net_low'], p['pig_net_high'], '{:+.1f}')}",
+                         f"{_num(p['cost_per_seat_hand'], '{:.4f}')} {_ci(p['cost_low'], p['cost_high'], '{:.4f}')}"])
+        lines += _table(header, rows)
+    if "spread" in show:
+        lines += ["", "net per seat-hand (points)"]
+        header = ["cell", "hands", "mean", "SD [95% CI]", "mean |net|", "1%", "5%", "50%", "95%", "99%", "min", "max"]
+        rows = []
+        for c in cells:
+            s = c["spread"]
+            rows.append([_labels(c), f"{c['hands']:,}", _num(s["mean"]),
+                         f"{_num(s['sd'], '{:.2f}')} {_ci(s['sd_low'], s['sd_high'], '{:.2f}')}",
+                         _num(s["mean_abs"], "{:.2f}")] + [_num(s[k], "{:g}") for k in ("q01", "q05", "q50", "q95", "q99", "min", "max")])
+        lines += _table(header, rows)
+    if "matches" in show:
+        thr = rep["loss_threshold"]
+        lines += ["", f"a seat's total per match (match mode) or per block of {cells[0]['matches']['hands_per_match']} "
+                      "independent hands (hands mode)"]
+        header = ["cell", "matches", "SD [95% CI]", "1%", "5%", "50%", "95%", "99%",
+                  f"P(total <= -{thr}) [95% CI]"]
+        rows = []
+        for c in cells:
+            m = c["matches"]
+            rows.append([_labels(c) + ("" if m["kind"] == "matches" else " (blocks)"), f"{m['matches']:,}",
+                         f"{_num(m['sd'], '{:.2f}')} {_ci(m['sd_low'], m['sd_high'], '{:.2f}')}"]
+                        + [_num(m[k], "{:g}") for k in ("q01", "q05", "q50", "q95", "q99")]
+                        + [f"{_num(m['loss_rate'], '{:.4f}')} {_ci(m['loss_low'], m['loss_high'], '{:.4f}')}"])
+        lines += _table(header, rows)
+    if "reasons" in show:
+        lines += ["", "share of all points paid, by reason [95% CI]; points moved per hand"]
+        reasons = [r for r in cells[0]["reasons"]["reasons"] if any(c["reasons"]["reasons"][r]["payments"] for c in cells)]
+        header = ["cell", "points/hand"] + reasons
+        rows = []
+        for c in cells:
+            rr = c["reasons"]["reasons"]
+            rows.append([_labels(c), _num(c["reasons"]["points_per_hand"], "{:.2f}")]
+                        + [f"{_num(rr[r]['share'], '{:.1%}')} {_ci(rr[r]['share_low'], rr[r]['share_high'], '{:.1%}')}"
+                           for r in reasons])
+        lines += _table(header, rows)
+    lines.append("")
+    lines += [f"- {k}: {v}" for k, v in rep["definitions"].items()]
+    lines.append(f"reproduce: {rep['command']}")
+    return "\n".join(lines)
+
+
+def dumps(rep: dict) -> str:
+    return json.dumps(rep, indent=2, allow_nan=False)

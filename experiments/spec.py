@@ -1,0 +1,416 @@
+"""Experiment specs: TOML files parsed and validated into plain dataclasses.
+
+Two kinds (experiments/README.md documents the format):
+
+``kind = "duplicate"``
+    a ``field`` (a seat spec) and ``arms`` (seat specs, optionally with their own ``rules`` and
+    ``sets``), one of them the ``baseline``. Each arm plays 1 vs 3 against the field, rotated
+    through the four seats, on the same walls as every other arm.
+
+``kind = "cells"``
+    a list (``[[cells]]``) or a product (``[grid]``) of cells; a cell is a seat spec at the
+    four seats, a rule set and a mode (independent ``hands`` or ``matches``).
+
+Every problem is a :class:`SpecError` with a one-line message naming the file and the key.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import re
+import tomllib
+from dataclasses import dataclass, field as dc_field
+from pathlib import Path
+from typing import Any
+
+SPEC_DIR = Path(__file__).resolve().parent
+SHIPPED = ("exchange", "void", "flower-pigs", "battle-vs-flow")
+KINDS = ("duplicate", "cells")
+SECTIONS = ("pigs", "spread", "matches", "reasons")
+NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+DEFAULT_WIDTH = 0.1
+
+
+class SpecError(ValueError):
+    """A spec that cannot be used; the message is one line."""
+
+
+@dataclass(frozen=True)
+class Rules:
+    """A rule set as the spec gives it (``spec``, ``sets``) and resolved (``rules``)."""
+
+    spec: str
+    sets: dict
+    rules: Any  # simcore.rules.RuleSet
+
+    def to_json(self) -> dict:
+        return {"preset": self.rules.preset, "options": self.rules.options()}
+
+    @property
+    def label(self) -> str:
+        if not self.sets:
+            return self.spec
+        return self.spec + "+" + ",".join(f"{k}={v}" for k, v in self.sets.items())
+
+
+@dataclass(frozen=True)
+class Arm:
+    name: str
+    seat: str            # canonical seat spec
+    rules: Rules
+
+
+@dataclass(frozen=True)
+class Cell:
+    name: str
+    labels: dict         # grid axis -> value (or {} for a listed cell)
+    seats: tuple         # four canonical seat specs
+    rules: Rules
+    mode: str            # "hands" or "matches"
+    weight: float        # this cell's hands relative to the spec's ``hands``
+
+    def hands_for(self, hands: int) -> int:
+        """Hands to play for a spec size of ``hands`` (matches: rounded up to whole matches)."""
+        n = max(1, math.ceil(hands * self.weight))
+        if self.mode == "matches":
+            per = self.rules.rules.hands_per_match
+            n = math.ceil(n / per) * per
+        return n
+
+    def n_for(self, hands: int) -> int:
+        """The run's n: hands, or matches in match mode."""
+        n = self.hands_for(hands)
+        return n // self.rules.rules.hands_per_match if self.mode == "matches" else n
+
+
+@dataclass(frozen=True)
+class Spec:
+    name: str
+    kind: str
+    description: str
+    source: str
+    seed: int
+    hands: int
+    width: float
+    # duplicate
+    field: str | None = None
+    field_rules: Rules | None = None
+    arms: tuple = ()
+    baseline: str | None = None
+    # cells
+    cells: tuple = ()
+    show: tuple = SECTIONS
+    loss_threshold: int = 50
+    compare: dict | None = None     # set by `sichuan compare`: {"a", "b", "rules", "sets"}
+    raw: dict = dc_field(default_factory=dict, compare=False)
+
+    def identity(self) -> dict:
+        """What must match to resume or extend an experiment (sizes and seed excluded)."""
+        d = {"name": self.name, "kind": self.kind}
+        if self.kind == "duplicate":
+            d["field"] = self.field
+            d["baseline"] = self.baseline
+            d["arms"] = [{"name": a.name, "seat": a.seat, "rules": a.rules.to_json()} for a in self.arms]
+        else:
+            d["cells"] = [{"name": c.name, "labels": c.labels, "seats": list(c.seats), "rules": c.rules.to_json(),
+                           "mode": c.mode, "weight": c.weight} for c in self.cells]
+        return d
+
+    def to_json(self) -> dict:
+        d = self.identity()
+        d.update(description=self.description, source=self.source, default_seed=self.seed,
+                 default_hands=self.hands, width=self.width)
+        if self.kind == "duplicate":
+            d["arms"] = [{**a, "rules_label": arm.rules.label} for a, arm in zip(d["arms"], self.arms)]
+            if self.compare:
+                d["compare"] = self.compare
+        else:
+            d["show"] = list(self.show)
+            d["loss_threshold"] = self.loss_threshold
+            d["cells"] = [{**c, "rules_label": cell.rules.label} for c, cell in zip(d["cells"], self.cells)]
+        return d
+
+
+# -- helpers ---------------------------------------------------------------------------------
+
+def _where(source: str, key: str) -> str:
+    return f"{source}: {key}" if key else source
+
+
+def _err(source: str, key: str, msg: str) -> SpecError:
+    return SpecError(f"{_where(source, key)}: {msg}")
+
+
+def _one_line(exc: BaseException) -> str:
+    return " ".join((str(exc).strip() or type(exc).__name__).split())
+
+
+def _str(d: dict, key: str, source: str, default=None, required=False) -> str | None:
+    if key not in d:
+        if required:
+            raise _err(source, key, "missing (required)")
+        return default
+    v = d[key]
+    if not isinstance(v, str) or not v.strip():
+        raise _err(source, key, f"expected a non-empty string, got {v!r}")
+    return v.strip()
+
+
+def _int(d: dict, key: str, source: str, default: int, minimum: int = 0) -> int:
+    v = d.get(key, default)
+    if isinstance(v, bool) or not isinstance(v, int) or v < minimum:
+        raise _err(source, key, f"expected an integer >= {minimum}, got {v!r}")
+    return v
+
+
+def _seat(text: str, source: str, key: str) -> str:
+    from strategies.registry import StrategyError, parse_seat
+
+    if "," in text:
+        raise _err(source, key, f"one seat spec expected (no commas), got {text!r}")
+    try:
+        return parse_seat(text).canonical
+    except StrategyError as exc:
+        raise _err(source, key, _one_line(exc)) from None
+
+
+def _seats(text: str, source: str, key: str) -> tuple:
+    from strategies.registry import StrategyError, canonical_seats, parse_seats
+
+    try:
+        return tuple(canonical_seats(parse_seats(text)))
+    except StrategyError as exc:
+        raise _err(source, key, _one_line(exc)) from None
+
+
+def _rules(spec: Any, sets: Any, base_dir: Path, source: str, key: str) -> Rules:
+    from simcore.rules import resolve
+
+    if spec is None:
+        spec = "battle"
+    if not isinstance(spec, str) or not spec.strip():
+        raise _err(source, key + "rules", f"expected a preset name or a FILE.toml path, got {spec!r}")
+    spec = spec.strip()
+    if sets is None:
+        sets = {}
+    if not isinstance(sets, dict):
+        raise _err(source, key + "sets", f"expected a table of rule options, e.g. sets = {{ fan_cap = 5 }}, got {sets!r}")
+    path_spec = spec
+    if spec.endswith(".toml") and not Path(spec).is_absolute():
+        path_spec = str(base_dir / spec)
+    try:
+        rules = resolve(path_spec, dict(sets))
+    except (ValueError, OSError) as exc:
+        raise _err(source, key + ("sets" if sets and spec in ("battle", "flow", "chengdu", "kawu") else "rules"),
+                   _one_line(exc)) from None
+    return Rules(spec, dict(sets), rules)
+
+
+def _check_keys(d: dict, allowed: set, source: str, where: str) -> None:
+    for k in d:
+        if k not in allowed:
+            raise _err(source, where + k, f"unknown key (expected one of: {', '.join(sorted(allowed))})")
+
+
+def _name(text: str, source: str, key: str) -> str:
+    if not NAME_RE.match(text):
+        raise _err(source, key, f"{text!r} is not a usable name (letters, digits, '-', '_', '.')")
+    return text
+
+
+# -- loading ---------------------------------------------------------------------------------
+
+def spec_path(name_or_path: str | Path) -> Path:
+    """A shipped spec's name (``exchange``) or a path -> the TOML file's path."""
+    text = str(name_or_path)
+    p = Path(text)
+    if p.is_file():
+        return p
+    if text in SHIPPED or (SPEC_DIR / f"{text}.toml").is_file():
+        return SPEC_DIR / f"{text}.toml"
+    if p.suffix == ".toml" or "/" in text:
+        raise SpecError(f"spec file {text} does not exist")
+    raise SpecError(f"unknown experiment {text!r}: give a spec file or one of {', '.join(SHIPPED)}")
+
+
+def load_spec(name_or_path: str | Path) -> Spec:
+    path = spec_path(name_or_path)
+    source = str(path) if path.parent != SPEC_DIR else f"experiments/{path.name}"
+    try:
+        data = tomllib.loads(path.read_text())
+    except OSError as exc:
+        raise SpecError(f"cannot read {source}: {exc.strerror or exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise SpecError(f"{source} is not valid TOML: {_one_line(exc)}") from None
+    return parse_spec(data, source=source, base_dir=path.parent, default_name=path.stem)
+
+
+def parse_spec(data: dict, source: str = "<spec>", base_dir: Path | None = None, default_name: str = "experiment") -> Spec:
+    base_dir = base_dir or Path.cwd()
+    kind = data.get("kind")
+    if kind is None:
+        raise _err(source, "kind", 'missing: give kind = "duplicate" or kind = "cells"')
+    if kind not in KINDS:
+        raise _err(source, "kind", f'{kind!r} is not a kind: use "duplicate" or "cells"')
+    name = _name(_str(data, "name", source, default=default_name), source, "name")
+    common = dict(name=name, kind=kind, description=_str(data, "description", source, default="") or "",
+                  source=source, seed=_int(data, "seed", source, 0), hands=_int(data, "hands", source, 0, minimum=1)
+                  if "hands" in data else None)
+    width = data.get("width", DEFAULT_WIDTH)
+    if isinstance(width, bool) or not isinstance(width, (int, float)) or not width > 0:
+        raise _err(source, "width", f"expected a positive number (points per hand), got {width!r}")
+    common["width"] = float(width)
+    if common["hands"] is None:
+        raise _err(source, "hands", "missing: the default size (walls for duplicate, hands per cell for cells)")
+    if kind == "duplicate":
+        return _parse_duplicate(data, common, source, base_dir)
+    return _parse_cells(data, common, source, base_dir)
+
+
+def _parse_duplicate(data: dict, common: dict, source: str, base_dir: Path) -> Spec:
+    _check_keys(data, {"name", "kind", "description", "seed", "hands", "width", "rules", "sets", "field",
+                       "arms", "baseline"}, source, "")
+    rules = _rules(data.get("rules"), data.get("sets"), base_dir, source, "")
+    field_seat = _seat(_str(data, "field", source, required=True), source, "field")
+    arms_d = data.get("arms")
+    if not isinstance(arms_d, dict) or not arms_d:
+        raise _err(source, "arms", 'missing or empty: give a table [arms] of name = "SEAT SPEC" (at least two)')
+    arms = []
+    for aname, v in arms_d.items():
+        key = f"arms.{aname}"
+        _name(aname, source, key)
+        if isinstance(v, str):
+            arms.append(Arm(aname, _seat(v, source, key), rules))
+        elif isinstance(v, dict):
+            _check_keys(v, {"seat", "rules", "sets"}, source, key + ".")
+            seat = _seat(_str(v, "seat", source, required=True) if "seat" in v else _missing(source, key + ".seat"),
+                         source, key + ".seat")
+            if "rules" in v or "sets" in v:
+                arm_rules = _rules(v.get("rules", data.get("rules")), v.get("sets", data.get("sets")), base_dir, source,
+                                   key + ".")
+            else:
+                arm_rules = rules
+            arms.append(Arm(aname, seat, arm_rules))
+        else:
+            raise _err(source, key, f'expected "SEAT SPEC" or a table with seat = ..., got {v!r}')
+    if len(arms) < 2:
+        raise _err(source, "arms", "need at least two arms to compare")
+    baseline = _str(data, "baseline", source, default=arms[0].name)
+    if baseline not in {a.name for a in arms}:
+        raise _err(source, "baseline", f"{baseline!r} is not an arm (arms: {', '.join(a.name for a in arms)})")
+    return Spec(**common, field=field_seat, field_rules=rules, arms=tuple(arms), baseline=baseline, raw=data)
+
+
+def _missing(source: str, key: str):
+    raise _err(source, key, "missing (required)")
+
+
+GRID_KEYS = ("seats", "play", "exchange", "void", "rules", "mode")
+
+
+def _parse_cells(data: dict, common: dict, source: str, base_dir: Path) -> Spec:
+    _check_keys(data, {"name", "kind", "description", "seed", "hands", "width", "grid", "cells", "sizes", "show",
+                       "loss_threshold", "sets"}, source, "")
+    show = data.get("show", list(SECTIONS))
+    if not isinstance(show, list) or not show or any(s not in SECTIONS for s in show):
+        raise _err(source, "show", f"expected a list drawn from {list(SECTIONS)}, got {show!r}")
+    loss = _int(data, "loss_threshold", source, 50, minimum=1)
+    if ("grid" in data) == ("cells" in data):
+        raise _err(source, "grid", "give exactly one of a [grid] table and a [[cells]] list")
+    cells: list[Cell] = []
+    if "grid" in data:
+        grid = data["grid"]
+        if not isinstance(grid, dict):
+            raise _err(source, "grid", "expected a table")
+        _check_keys(grid, set(GRID_KEYS), source, "grid.")
+        if "seats" in grid and any(k in grid for k in ("play", "exchange", "void")):
+            raise _err(source, "grid.seats", "give either seats or play/exchange/void, not both")
+        axes = {}
+        for k in GRID_KEYS:
+            if k not in grid:
+                continue
+            v = grid[k]
+            vals = v if isinstance(v, list) else [v]
+            if not vals or any(not isinstance(x, str) or not x.strip() for x in vals):
+                raise _err(source, f"grid.{k}", f"expected a string or a list of strings, got {v!r}")
+            if len(set(vals)) != len(vals):
+                raise _err(source, f"grid.{k}", "values repeat")
+            axes[k] = [x.strip() for x in vals]
+        varying = [k for k, v in axes.items() if len(v) > 1]
+        for combo in itertools.product(*axes.values()):
+            values = dict(zip(axes, combo))
+            labels = {k: values[k] for k in varying}
+            if "seats" in values:
+                seat_text = values["seats"]
+            else:
+                seat_text = values.get("play", "efficient")
+                for part in ("exchange", "void"):
+                    if part in values:
+                        seat_text += f"+{part}={values[part]}"
+            name = "-".join(_slug(values[k]) for k in varying) or common["name"]
+            cells.append(_make_cell(name, labels, seat_text, values.get("rules"), data.get("sets"),
+                                    values.get("mode", "hands"), source, "grid.", base_dir))
+    else:
+        lst = data["cells"]
+        if not isinstance(lst, list) or not lst or not all(isinstance(c, dict) for c in lst):
+            raise _err(source, "cells", "expected a list of tables [[cells]]")
+        for i, c in enumerate(lst):
+            key = f"cells[{i}]."
+            _check_keys(c, {"name", "seats", "rules", "sets", "mode", "hands"}, source, key)
+            seat_text = _str(c, "seats", source, default="efficient")
+            name = _str(c, "name", source, default=None) or f"cell{i}"
+            cell = _make_cell(name, {}, seat_text, c.get("rules"), c.get("sets", data.get("sets")),
+                              c.get("mode", "hands"), source, key, base_dir)
+            if "hands" in c:
+                cell = _with_weight(cell, _int(c, "hands", source + ": " + key.rstrip("."), 1, minimum=1) / common["hands"])
+            cells.append(cell)
+    names = [c.name for c in cells]
+    dup = sorted({n for n in names if names.count(n) > 1})
+    if dup:
+        raise _err(source, "cells", f"cell names repeat: {', '.join(dup)}")
+    cells = _apply_sizes(data.get("sizes"), cells, common["hands"], source)
+    return Spec(**common, cells=tuple(cells), show=tuple(show), loss_threshold=loss, raw=data)
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.]+", "_", text).strip("_") or "x"
+
+
+def _make_cell(name, labels, seat_text, rules, sets, mode, source, key, base_dir) -> Cell:
+    _name(name, source, key + "name")
+    seats = _seats(seat_text, source, key + "seats")
+    r = _rules(rules, sets, base_dir, source, key)
+    if mode not in ("hands", "matches"):
+        raise _err(source, key + "mode", f'expected "hands" or "matches", got {mode!r}')
+    return Cell(name, labels, seats, r, mode, 1.0)
+
+
+def _with_weight(cell: Cell, weight: float) -> Cell:
+    return Cell(cell.name, cell.labels, cell.seats, cell.rules, cell.mode, weight)
+
+
+def _apply_sizes(sizes, cells: list, hands: int, source: str) -> list:
+    """``[[sizes]]`` entries: ``where = { axis = value, ... }`` and ``hands = N`` set the size of
+    the matching grid cells (relative to the spec's ``hands``, so --hands scales them too)."""
+    if sizes is None:
+        return cells
+    if not isinstance(sizes, list) or not all(isinstance(s, dict) for s in sizes):
+        raise _err(source, "sizes", "expected a list of tables [[sizes]] with where = {...} and hands = N")
+    out = list(cells)
+    for i, s in enumerate(sizes):
+        key = f"sizes[{i}]"
+        _check_keys(s, {"where", "hands"}, source, key + ".")
+        where = s.get("where")
+        if not isinstance(where, dict) or not where:
+            raise _err(source, key + ".where", "expected a table of grid axis = value, e.g. where = { void = \"random\" }")
+        n = _int(s, "hands", source, 0, minimum=1) if "hands" in s else _missing(source, key + ".hands")
+        matched = 0
+        for j, c in enumerate(out):
+            if all(c.labels.get(k) == v for k, v in where.items()):
+                out[j] = _with_weight(c, n / hands)
+                matched += 1
+        if not matched:
+            raise _err(source, key + ".where", f"matches no cell ({where!r}; grid axes that vary: "
+                                                f"{', '.join(sorted({k for c in cells for k in c.labels})) or 'none'})")
+    return out

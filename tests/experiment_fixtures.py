@@ -1,0 +1,32 @@
+"""Small runs of every shipped experiment, made once per test session (shared by
+test_experiments.py and test_notebooks.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from click.testing import CliRunner
+
+# hands per shipped experiment: tiny, but every cell and arm plays (cells sized in the spec scale)
+SMALL = {"exchange": 300, "void": 300, "flower-pigs": 800, "battle-vs-flow": 400}
+SEED = 5
+
+_made: dict[str, Path] = {}
+
+
+def run_cli(*args, expect=0):
+    from simcore.cli import main
+
+    res = CliRunner().invoke(main, [str(a) for a in args])
+    assert res.exit_code == expect, (res.output, res.exception)
+    return res
+
+
+def small_experiments(tmp_path_factory) -> Path:
+    """A directory holding exchange/, void/, flower-pigs/ and battle-vs-flow/ run at SMALL sizes."""
+    if "root" not in _made:
+        root = tmp_path_factory.mktemp("experiments")
+        for name, hands in SMALL.items():
+            run_cli("experiment", "run", name, "--hands", hands, "--seed", SEED, "--out", root / name, "-q", "--workers", 1)
+        _made["root"] = root
+    return _made["root"]

@@ -1,0 +1,307 @@
+"""Experiments: the shipped specs run through the CLI, duplicate scores and paired statistics
+against a direct pandas computation, compare, report round trips, resume/extend, bad specs."""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from experiment_fixtures import SEED, SMALL, run_cli, small_experiments
+from experiments import SHIPPED, load_spec
+from experiments.duplicate import Z95, scores, seat_nets
+from experiments.execute import read_manifest
+from experiments.report import build, format_text
+from simcore import analysis
+
+
+@pytest.fixture(scope="module")
+def exps(tmp_path_factory):
+    return small_experiments(tmp_path_factory)
+
+
+# -- shipped specs ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_shipped_spec_parses_with_sane_defaults(name):
+    spec = load_spec(name)
+    assert spec.name == name and spec.source == f"experiments/{name}.toml"
+    assert spec.hands >= 10_000, "defaults should give useful intervals"
+    if spec.kind == "duplicate":
+        assert spec.baseline in {a.name for a in spec.arms} and len(spec.arms) == 3
+    else:
+        assert spec.cells
+
+
+def test_shipped_grids():
+    pigs = load_spec("flower-pigs")
+    assert len(pigs.cells) == 3 * 2 * 4
+    assert {c.rules.rules.preset for c in pigs.cells} == {"battle", "flow", "chengdu", "kawu"}
+    # random-void cells are sized smaller, relative to --hands
+    sizes = {c.labels["void"]: c.hands_for(80_000) for c in pigs.cells}
+    assert sizes == {"fewest": 80_000, "weakest": 80_000, "random": 10_000}
+    bvf = load_spec("battle-vs-flow")
+    assert [(c.rules.rules.preset, c.mode) for c in bvf.cells] == [
+        ("battle", "hands"), ("battle", "matches"), ("flow", "hands"), ("flow", "matches")]
+    assert all(set(c.seats) == {"efficient+exchange=shortest+void=fewest"} for c in bvf.cells)
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_shipped_experiment_ran_and_reports(exps, name):
+    d = exps / name
+    m = read_manifest(d)
+    assert m["complete"] and m["hands"] == SMALL[name] and m["seed"] == SEED
+    rep = json.loads((d / "report.json").read_text())
+    text = format_text(rep)
+    assert "95%" in text and f"--seed {SEED}" in text
+    if rep["kind"] == "duplicate":
+        assert "var removed" in text
+        for row in rep["rows"]:
+            if not row["baseline"]:
+                assert row["diff_low"] < row["diff"] < row["diff_high"]
+                assert 0 < row["variance_removed"] < 1 and row["walls_needed"] > 0
+                assert row["hands_needed"] == row["walls_needed"] * 4 * 3
+    else:
+        assert len(rep["cells"]) == len(load_spec(name).cells)
+
+
+def test_run_through_the_installed_command(tmp_path):
+    """As a user would: the `sichuan` console script, a shipped name, a new directory."""
+    exe = Path(sys.executable).parent / "sichuan"
+    out = tmp_path / "ex"
+    res = subprocess.run([str(exe), "experiment", "run", "void", "--hands", "200", "--out", str(out)],
+                         capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr
+    assert "diff vs fewest" in res.stdout and "var removed" in res.stdout
+    assert "[9/9]" in res.stderr  # progress, one line per run
+    again = subprocess.run([str(exe), "experiment", "report", str(out)], capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0 and again.stdout == res.stdout
+
+
+# -- duplicate statistics ----------------------------------------------------------------------
+
+def direct_scores(exp_dir: Path) -> pd.DataFrame:
+    """Per-wall arm scores straight from the runs with pandas (independently of experiments.duplicate)."""
+    m = json.loads((exp_dir / "experiment.json").read_text())
+    out = {}
+    for arm, entry in m["layout"].items():
+        parts = []
+        for r, rel in enumerate(entry["runs"]):
+            run_cfg = json.loads((exp_dir / rel / "run.json").read_text())["config"]
+            assert run_cfg["seats"][r] == entry["seat"]
+            assert all(s == m["spec"]["field"] for i, s in enumerate(run_cfg["seats"]) if i != r)
+            s = analysis.load(exp_dir / rel).seats
+            parts.append(s[s["seat"] == r].set_index("hand")["net"].rename(r))
+        out[arm] = pd.concat(parts, axis=1).mean(axis=1)
+    return pd.DataFrame(out).sort_index()
+
+
+def test_duplicate_scores_equal_direct_pandas(exps):
+    d = exps / "exchange"
+    got = scores(d)
+    want = direct_scores(d)
+    pd.testing.assert_frame_equal(got, want, check_names=False)
+    assert len(got) == SMALL["exchange"] and list(got.index) == list(range(SMALL["exchange"]))
+
+
+def test_arm_equal_to_field_scores_zero_on_every_wall(exps):
+    for name, base in (("exchange", "shortest"), ("void", "fewest")):
+        sc = scores(exps / name)
+        assert (sc[base] == 0).all()
+        # it is one run, shared by its four rotations
+        m = read_manifest(exps / name)
+        assert len(set(m["layout"][base]["runs"])) == 1
+
+
+def test_paired_statistics_match_their_definitions(exps):
+    d = exps / "void"
+    rep = build(d, width=0.5)
+    nets = seat_nets(d)
+    sc = scores(d)
+    walls = len(sc)
+    base = rep["baseline"]
+    for row in rep["rows"]:
+        arm = row["arm"]
+        diff = sc[arm] - sc[base]
+        sd = diff.std(ddof=1)
+        assert row["diff"] == pytest.approx(diff.mean())
+        assert row["diff_high"] - row["diff"] == pytest.approx(Z95 * sd / math.sqrt(walls))
+        var_a = np.var(nets[arm].to_numpy().ravel(), ddof=1)
+        var_b = np.var(nets[base].to_numpy().ravel(), ddof=1)
+        var_unp = (var_a + var_b) / 4
+        assert row["var_unpaired"] == pytest.approx(var_unp)
+        if arm != base:
+            assert row["variance_removed"] == pytest.approx(1 - sd ** 2 / var_unp)
+            assert row["walls_needed"] == math.ceil((2 * Z95 * sd / 0.5) ** 2)
+            assert row["hands_needed"] == row["walls_needed"] * 4 * 3
+        else:
+            assert row["diff"] == 0 and row["sd_diff"] == 0 and row["walls_needed"] == 0
+
+
+def test_compare_with_itself_is_exactly_zero(tmp_path):
+    res = run_cli("compare", "greedy", "greedy", "--hands", 150, "--json", "-q", "--workers", 1)
+    rep = json.loads(res.stdout)
+    assert [r["arm"] for r in rep["rows"]] == ["A", "B"]
+    for r in rep["rows"]:
+        assert r["diff"] == 0 and r["diff_low"] == 0 and r["diff_high"] == 0 and r["sd_diff"] == 0
+        assert r["score"] == 0 and r["walls_needed"] == 0
+    assert rep["hands_played"] == 150  # one run, shared by every rotation of both arms
+    assert rep["command"] == "sichuan compare greedy greedy --hands 150 --seed 0"
+
+
+def test_compare_head_to_head_with_rules_and_out(tmp_path):
+    out = tmp_path / "cmp"
+    res = run_cli("compare", "greedy", "efficient", "--rules", "kawu", "--set", "fan_cap=4", "--hands", 200,
+                  "--out", out, "-q", "--workers", 1)
+    assert "diff vs B" in res.output and "kawu+fan_cap=4" in res.output
+    sc = scores(out)
+    assert (sc["B"] == 0).all() and sc["A"].abs().sum() > 0
+    cfg = json.loads((out / "A" / "rot-2" / "run.json").read_text())["config"]
+    assert cfg["rules"]["preset"] == "kawu" and cfg["rules"]["options"]["fan_cap"] == 4
+    assert cfg["seats"][2].startswith("greedy") and cfg["seats"][0].startswith("efficient")
+
+
+# -- reports ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_report_json_round_trip(exps, name):
+    d = exps / name
+    as_json = run_cli("experiment", "report", d, "--json").stdout
+    rep = json.loads(as_json)
+    assert rep == json.loads((d / "report.json").read_text())  # recomputed from the runs = saved at run time
+    text = run_cli("experiment", "report", d).stdout
+    assert text.rstrip("\n") == format_text(rep)               # the text is rendered from the JSON
+    assert json.loads(json.dumps(rep)) == rep
+
+
+def test_report_width_changes_only_walls_needed(exps):
+    a = json.loads(run_cli("experiment", "report", exps / "exchange", "--json").stdout)
+    b = json.loads(run_cli("experiment", "report", exps / "exchange", "--json", "--width", 0.05).stdout)
+    for ra, rb in zip(a["rows"], b["rows"]):
+        assert ra["diff"] == rb["diff"]
+        if ra["walls_needed"]:
+            assert rb["walls_needed"] == pytest.approx(4 * ra["walls_needed"], rel=0.01, abs=2)
+
+
+def test_cells_statistics(exps):
+    rep = json.loads((exps / "battle-vs-flow" / "report.json").read_text())
+    cells = {c["cell"]: c for c in rep["cells"]}
+    for c in cells.values():
+        assert abs(c["spread"]["mean"]) < 1e-12                       # every hand sums to zero
+        assert sum(r["share"] for r in c["reasons"]["reasons"].values()) == pytest.approx(1)
+        assert c["spread"]["sd_low"] < c["spread"]["sd"] < c["spread"]["sd_high"]
+    assert cells["battle-matches"]["matches"]["kind"] == "matches"
+    assert cells["battle-matches"]["matches"]["matches"] == SMALL["battle-vs-flow"] // 8
+    assert cells["battle-hands"]["matches"]["kind"] == "blocks"
+    # a match's totals from the seats table directly
+    run = analysis.load(exps / "battle-vs-flow" / "flow-matches")
+    tot = run.seats.groupby(["match", "seat"])["net"].sum()
+    m = cells["flow-matches"]["matches"]
+    assert m["sd"] == pytest.approx(tot.std(ddof=1))
+    assert m["losers"] == int((tot <= -50).sum())
+    # pigs: counts equal the seats table
+    rep = json.loads((exps / "flower-pigs" / "report.json").read_text())
+    for c in rep["cells"]:
+        s = analysis.load(exps / "flower-pigs" / c["cell"]).seats
+        assert c["pigs"]["pigs"] == int(s["flower_pig"].fillna(False).astype(bool).sum())
+        assert c["pigs"]["seat_hands"] == len(s)
+        p = c["pigs"]
+        assert p["rate_low"] <= p["rate"] <= p["rate_high"] and p["deff"] >= 1
+
+
+# -- resume, extend, refuse ------------------------------------------------------------------
+
+def test_rerun_resumes_and_larger_hands_extends(tmp_path):
+    out = tmp_path / "ex"
+    run_cli("compare", "greedy", "efficient", "--hands", 100, "--out", out, "-q", "--workers", 1)
+    before = scores(out)
+    res = run_cli("compare", "greedy", "efficient", "--hands", 100, "--out", out, "--workers", 1)
+    assert res.stderr.count("already complete") == 5  # A's four rotations and the all-B run
+    run_cli("compare", "greedy", "efficient", "--hands", 180, "--out", out, "-q", "--workers", 1)
+    after = scores(out)
+    assert len(after) == 180
+    pd.testing.assert_frame_equal(after.iloc[:100], before)
+    err = run_cli("compare", "greedy", "efficient", "--hands", 100, "--out", out, "-q", expect=2).output
+    assert "may only grow" in err
+    err = run_cli("compare", "greedy", "efficient", "--hands", 180, "--seed", 3, "--out", out, "-q", expect=2).output
+    assert "seed" in err and err.count("\n") == 1
+    err = run_cli("compare", "greedy", "random", "--hands", 180, "--out", out, "-q", expect=2).output
+    assert "different spec" in err
+
+
+# -- bad input -------------------------------------------------------------------------------
+
+GOOD = """
+name = "t"
+kind = "duplicate"
+hands = 10
+field = "efficient"
+[arms]
+a = "efficient"
+b = "greedy"
+"""
+
+BAD_SPECS = {
+    "no-kind": ('name = "t"\nhands = 10\n', "kind: missing"),
+    "bad-kind": ('kind = "tournament"\nhands = 10\n', "is not a kind"),
+    "toml": ('kind = "duplicate\n', "not valid TOML"),
+    "no-hands": ('kind = "duplicate"\nfield = "efficient"\n', "hands: missing"),
+    "bad-seat": (GOOD.replace('b = "greedy"', 'b = "greedyy"'), "arms.b: unknown play strategy 'greedyy'"),
+    "bad-policy": (GOOD.replace('b = "greedy"', 'b = "greedy+void=most"'), "unknown void strategy 'most'"),
+    "baseline": (GOOD + 'baseline = "c"\n'.replace("baseline", "baseline"), None),
+    "one-arm": (GOOD.replace('b = "greedy"\n', ""), "at least two arms"),
+    "unknown-key": (GOOD.replace("hands = 10", "hands = 10\nwalls = 5"), "walls: unknown key"),
+    "bad-rules": (GOOD.replace("hands = 10", 'hands = 10\nrules = "battel"'), "unknown preset 'battel'"),
+    "bad-set": (GOOD.replace("hands = 10", "hands = 10\nsets = { fan_cap = 99 }"), "fan_cap"),
+    "zero-hands": (GOOD.replace("hands = 10", "hands = 0"), "hands: expected an integer >= 1"),
+    "cells-mode": ('kind = "cells"\nhands = 10\n[grid]\nmode = ["hands", "rounds"]\n', "mode: expected \"hands\" or \"matches\""),
+    "cells-both": ('kind = "cells"\nhands = 10\n[grid]\nrules = "flow"\n[[cells]]\nseats = "greedy"\n', "exactly one of"),
+    "sizes": ('kind = "cells"\nhands = 10\n[grid]\nrules = ["flow", "kawu"]\n[[sizes]]\nwhere = { void = "random" }\nhands = 5\n',
+              "matches no cell"),
+    "show": ('kind = "cells"\nhands = 10\nshow = ["pig"]\n[grid]\nrules = "flow"\n', "show: expected a list"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_SPECS))
+def test_bad_spec_one_line_error_exit_2(tmp_path, case):
+    text, needle = BAD_SPECS[case]
+    if case == "baseline":
+        text = GOOD.replace('field = "efficient"', 'field = "efficient"\nbaseline = "c"')
+        needle = "baseline: 'c' is not an arm"
+    path = tmp_path / f"{case}.toml"
+    path.write_text(text)
+    res = run_cli("experiment", "run", path, "--out", tmp_path / "out", expect=2)
+    out = res.output
+    assert out.startswith("Error: ") and out.count("\n") == 1, out
+    assert needle in out, out
+    assert str(path) in out
+    assert not (tmp_path / "out").exists()
+
+
+def test_bad_names_and_dirs_are_one_line(tmp_path):
+    out = run_cli("experiment", "run", "exchang", "--out", tmp_path / "x", expect=2).output
+    assert "unknown experiment 'exchang'" in out and "exchange" in out and out.count("\n") == 1
+    out = run_cli("experiment", "run", tmp_path / "missing.toml", "--out", tmp_path / "x", expect=2).output
+    assert "does not exist" in out and out.count("\n") == 1
+    out = run_cli("experiment", "report", tmp_path, expect=2).output
+    assert "not an experiment directory" in out and out.count("\n") == 1
+    out = run_cli("compare", "greedy", "nope", "--hands", 10, expect=2).output
+    assert out.startswith("Error: B: unknown play strategy 'nope'") and out.count("\n") == 1
+    out = run_cli("compare", "greedy", "efficient", "--set", "fan_cap", expect=2).output
+    assert out.startswith("Error: ") and out.count("\n") == 1
+    (tmp_path / "busy").mkdir()
+    (tmp_path / "busy" / "file").write_text("x")
+    out = run_cli("experiment", "run", "exchange", "--hands", 10, "--out", tmp_path / "busy", expect=2).output
+    assert "not empty" in out and out.count("\n") == 1
+
+
+def test_list_names_the_shipped_experiments():
+    out = run_cli("experiment", "list").output
+    for name in SHIPPED:
+        assert name in out

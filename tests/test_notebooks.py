@@ -1,0 +1,78 @@
+"""Every notebook executes on small runs of the shipped experiments and its plots render; the
+README's findings section is generated from reports."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from experiment_fixtures import small_experiments
+
+jupytext = pytest.importorskip("jupytext", reason="the notebooks extra is missing: run `make setup`")
+pytest.importorskip("nbclient")
+pytest.importorskip("matplotlib")
+
+from experiments import findings, load_report  # noqa: E402
+from experiments.notebooks import errors, execute, images, notebook_paths, write  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOKS = notebook_paths()
+
+
+@pytest.fixture(scope="module")
+def exps(tmp_path_factory):
+    return small_experiments(tmp_path_factory)
+
+
+def test_one_notebook_per_experiment_plus_overview():
+    assert sorted(p.stem for p in NOTEBOOKS) == ["battle_vs_flow", "exchange", "flower_pigs", "overview", "void"]
+    for p in NOTEBOOKS:
+        text = p.read_text()
+        assert "format_name: percent" in text and "# %%" in text
+        assert 'os.environ.get("SICHUAN_RUNS"' in text, "run directories must be a parameter"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_notebook_executes_and_plots_render(exps, path, tmp_path):
+    nb = execute(path, exps)
+    assert not errors(nb)
+    assert images(nb) >= 2, f"{path.name}: expected its plots as PNG outputs"
+    md = [o["data"]["text/markdown"] for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])
+          if "text/markdown" in o.get("data", {})]
+    assert md and "95% CI" in md[-1], "the notebook states its finding with an interval"
+    ipynb, html = write(nb, tmp_path, path.stem)
+    assert ipynb.stat().st_size > 10_000 and "data:image/png;base64" in html.read_text()
+
+
+def test_missing_runs_give_a_clear_error(tmp_path):
+    from experiments.notebooks import NotebookError
+
+    with pytest.raises(NotebookError, match="no experiment in .*make notebooks"):
+        execute(next(p for p in NOTEBOOKS if p.stem == "exchange"), tmp_path)
+
+
+def test_findings_section_from_reports(exps, tmp_path):
+    reports = {n: load_report(exps / n) for n in findings.SIZES}
+    text = findings.section(reports, "runs/small")
+    assert text.startswith(findings.START) and text.endswith(findings.END)
+    for name, rep in reports.items():
+        size = rep["walls"] if rep["kind"] == "duplicate" else rep["hands"]
+        assert f"sichuan experiment run {name} --hands {size} --seed {rep['seed']} --out runs/small/{name}" in text
+    assert text.count("95% CI") >= 6
+    readme = tmp_path / "README.md"
+    readme.write_text(f"# x\n\n## Findings\n\n{findings.START}\nSTALE-PLACEHOLDER\n{findings.END}\n\n## After\n")
+    findings.rewrite_readme(readme, text)
+    out = readme.read_text()
+    assert "STALE-PLACEHOLDER" not in out and out.endswith("## After\n") and out.count(findings.END) == 1
+
+
+def test_readme_findings_are_generated():
+    """The README's findings section exists, between the markers, with the command that made it."""
+    readme = (ROOT / "README.md").read_text()
+    m = re.search(re.escape(findings.START) + r"(.*?)" + re.escape(findings.END), readme, re.S)
+    assert m, "README.md needs the findings section (make findings)"
+    body = m.group(1)
+    for name in findings.SIZES:
+        assert re.search(rf"sichuan experiment run {name} --hands \d+ --seed \d+ --out \S+", body)
