@@ -299,11 +299,12 @@ def test_flow_wins_table_agrees_with_seats_and_traces(tmp_path):
     assert run.wins["paid"].sum() == paid["amount"].sum()
 
 
-def test_win_patterns_equal_hand_score_on_the_traced_winning_hand(tmp_path):
+@pytest.mark.parametrize("rules", ["chengdu", "flow"])
+def test_win_patterns_equal_hand_score_on_the_traced_winning_hand(tmp_path, rules):
     """Each wins-table row's pattern columns equal simcore.hand.score of the traced winning
     hand with the win's context (RULES.md: fan patterns)."""
     out = tmp_path / "pat"
-    simulate("--rules", "chengdu", "--hands", 300, "--seats", "flush", "--out", out, "--workers", 1)
+    simulate("--rules", rules, "--hands", 300, "--seats", "flush", "--out", out, "--workers", 1)
     run = analysis.load(out)
     from simcore.evaluate import PATTERNS
     from simcore.runs import traced_hands_of_run
@@ -325,7 +326,7 @@ def test_win_patterns_equal_hand_score_on_the_traced_winning_hand(tmp_path):
             earthly = (e["kind"] == "self_draw" and e["seat"] != dealer and not claimed
                        and [x["seat"] for x in draws].count(e["seat"]) == 1 and draws[-1]["seat"] == e["seat"]
                        and len(draws) <= 3)
-            sc = score("".join(e["tiles"]), void, melds, rules="chengdu", self_draw=own,
+            sc = score("".join(e["tiles"]), void, melds, rules=rules, self_draw=own,
                        kong_replacement=e["kind"] == "kong_replacement", robbing_kong=e["kind"] == "robbing_kong",
                        last_tile=e["tiles_left"] == 0, heavenly=heavenly, earthly=earthly)
             assert sc.fan == r["fan"] and sc.base == r["base"]
