@@ -4,15 +4,19 @@ batch of hands or matches over ``prange``.
 RULES.md is the specification; comments cite its sections.
 
 Everything a hand needs lives in one flat int64 array ``S``: a header (offsets of the
-variable regions, the rules, the hand's seed and index), the hand's state (``O_*``), the four
-seats' views (``simcore.view``), buffers for its wins and payments, a scenario script and,
-when tracing, the event log. Helpers take ``(S, tab, ...)``: with one array per call numba's
-calls stay cheap and LLVM inlines the small ones (we measured the engine spending most of
-its time passing six to nine arrays per call). ``S`` is allocated once per block of hands,
-so playing a hand allocates nothing. Constants passed to helpers are ``np.int64`` so numba
-does not compile one copy of a helper per literal value. Helpers are compiled with
-``_nrt=False``: they allocate nothing, so numba emits no reference counting (an incref and a
-decref call per array argument per call cost a fifth of a hand's instructions).
+variable regions, the rules, the hand's seed and index, the addresses of the suit tables and
+of the twelve strategies), the hand's state (``O_*``), the four seats' views
+(``simcore.view``), buffers for its wins and payments, a scenario script and, when tracing,
+the event log. Helpers take ``(S, ...)`` where ``S`` is a raw pointer to that array
+(``simcore.nrt``): one register per call instead of the seven words of an array (we measured
+the engine spending most of its time passing six to nine arrays per call), and ``S[i]`` is a
+plain load with no negative-index check. Stretches of it become arrays again only where an
+array is needed (``view_of``: a seat's view for its strategy, a hand for the evaluator).
+``S`` is allocated once per block of hands, so playing a hand allocates nothing. Constants
+passed to helpers are ``np.int64`` so numba does not compile one copy of a helper per
+literal value. Helpers are compiled with ``_nrt=False``: they allocate nothing, so numba
+emits no reference counting (an incref and a decref call per array argument per call cost a
+fifth of a hand's instructions).
 
 Rulings we chose where RULES.md leaves room (also in the issue notes):
 - a seat that just punged may declare a kong (concealed or added) before its discard, as the
@@ -30,7 +34,7 @@ from .evaluate import (
     CTX_EARTHLY, CTX_HEAVENLY, CTX_KONG_REPLACEMENT, CTX_LAST_TILE, CTX_ROBBING_KONG, CTX_SELF_DRAW,
     N_PATTERNS, base_of, ready_value, regular_shanten_codes, score_patterns, waits_mask,
 )
-from .nrt import unowned
+from .nrt import address_of, call_strategy, data_ptr, strategy_addresses, uint8_ptr, unowned, view_of
 from .rng import STREAM_DIRECTION, STREAM_SEAT, STREAM_WALL, below, stream_key, stream_value
 from .rules import (
     N_RULE_FIELDS, PIG_PAYS_NON_PIGS, PIG_PAYS_REMAINING, R_CLAIM_WHILE_VOID, R_EXCHANGE, R_FLOW,
@@ -54,10 +58,17 @@ O_CHECK = 8           # 1: check invariants after every step
 O_SEED = 9
 O_G = 10              # global hand index
 O_REVEALED_ROWS = 11  # bit s: seat s's revealed row in every view must be cleared next hand
+O_TAB = 12            # address of the suit tables (``nrt.address_of``)
+O_TAB_LEN = 13
+O_FIXED_WALL_N = 14   # 108 when the next hand's wall is the one at O_FIXED_WALL (scenarios), else 0
 O_RULES = 16          # the rule set (``RuleSet.to_array``), N_RULE_FIELDS slots
 O_PATS = O_RULES + 32 # scratch: a win's patterns
 O_WINNERS = O_PATS + 16  # scratch: the seats winning on one tile
-O_STATE = O_WINNERS + 8
+O_FNS = O_WINNERS + 8    # [2 * (group*4 + seat)]: a strategy's ``nrt.strategy_addresses``; group 0
+                         # play, 1 exchange, 2 void
+O_SCORES_IN = O_FNS + 24  # [seat] scores before the next hand
+O_FIXED_WALL = O_SCORES_IN + 4  # 108 tiles
+O_STATE = O_FIXED_WALL + 108
 
 # -- per-hand state (zeroed at the start of every hand) ---------------------------------------
 O_WALL = O_STATE          # 108 tiles in shuffled order
@@ -202,6 +213,18 @@ def _v(seat):
 
 
 @nb.njit(cache=True, inline="always")
+def _tab_ptr(S):
+    """The suit tables as a pointer (table loads without index checks)."""
+    return uint8_ptr(S[O_TAB])
+
+
+@nb.njit(cache=True, inline="always")
+def _tab(S):
+    """The suit tables as an array (for the evaluator and the strategies)."""
+    return view_of(uint8_ptr(S[O_TAB]), ZERO, S[O_TAB_LEN])
+
+
+@nb.njit(cache=True, inline="always")
 def tiles_left(S):
     return S[O_BACK] - S[O_FRONT] + 1
 
@@ -315,7 +338,7 @@ def _codes_without_void(S, seat):
 
 
 @nb.njit(cache=True, inline="always")
-def _seat_wins(S, tab, seat, extra):
+def _seat_wins(S, seat, extra):
     """Does the seat's concealed hand (plus tile ``extra`` if >= 0) win? Uses the incremental
     suit codes and pair slots; the engine keeps 14 - 3k tiles in such a hand."""
     void = S[O_VOID + seat]
@@ -335,13 +358,13 @@ def _seat_wins(S, tab, seat, extra):
         c = S[O_HAND + seat * 27 + extra]
         n2 += _slots2(c + 1) - _slots2(c)
     k = S[O_N_MELDS + seat]
-    if regular_shanten_codes(tab, c0, c1, c2, k) == -1:
+    if regular_shanten_codes(_tab_ptr(S), c0, c1, c2, k) == -1:
         return True
     return k == 0 and n2 == 7
 
 
 @nb.njit(cache=True, inline="always")
-def _ready_hint(S, tab, seat):
+def _ready_hint(S, seat):
     """1 if the seat's 13 - 3k concealed tiles may be ready (fast shanten <= 0, no void tile),
     else 0; cached until its tiles change. Every hand that can win with one more tile passes,
     so unready seats skip the win tests on each discard and draw."""
@@ -352,7 +375,7 @@ def _ready_hint(S, tab, seat):
     if S[O_VOIDCNT + seat] == 0:
         c0, c1, c2 = _codes_without_void(S, seat)
         k = S[O_N_MELDS + seat]
-        if regular_shanten_codes(tab, c0, c1, c2, k) <= 0:
+        if regular_shanten_codes(_tab_ptr(S), c0, c1, c2, k) <= 0:
             r = 1
         elif k == 0:
             a = min(S[O_N2 + seat], 7)
@@ -390,7 +413,7 @@ def check_tiles(S):
     return True
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(cache=True, inline="always")
 def _check(S):
     if S[O_CHECK] and not check_tiles(S):
         _error(S, ERR_INVARIANT, MINUS_ONE, MINUS_ONE, INV_TILES)
@@ -452,17 +475,17 @@ def _reveal(S, seat):
 
 
 @nb.njit(cache=True, _nrt=False)
-def _record_win(S, tab, seat, tile, frm, kind, ctx):
+def _record_win(S, seat, tile, frm, kind, ctx):
     """Value the winner's hand (its concealed tiles hold the winning tile) and record the win.
     Returns (win index, base)."""
     o_h = O_HAND + seat * 27
     o_m = O_MELD_CNT + seat * 27
-    fan = score_patterns(tab, S[o_h:o_h + 27], S[O_VOID + seat], S[O_N_MELDS + seat], S[o_m:o_m + 27],
-                         S[O_N_KONGS + seat], ctx, S[O_RULES:O_RULES + N_RULE_FIELDS], S[O_PATS:O_PATS + N_PATTERNS])
+    fan = score_patterns(_tab(S), view_of(S, o_h, 27), S[O_VOID + seat], S[O_N_MELDS + seat], view_of(S, o_m, 27),
+                         S[O_N_KONGS + seat], ctx, view_of(S, O_RULES, N_RULE_FIELDS), view_of(S, O_PATS, N_PATTERNS))
     if fan < 0:  # the engine only offers wins that score; a failure here is a bug
         _error(S, ERR_INVARIANT, seat, MINUS_ONE, INV_VOID_WIN)
         fan = 0
-    base = base_of(fan, S[O_RULES:O_RULES + N_RULE_FIELDS])
+    base = base_of(fan, view_of(S, O_RULES, N_RULE_FIELDS))
     w = S[O_N_WINS]
     S[O_N_WINS] = w + 1
     if w < S[O_WCAP]:
@@ -529,12 +552,12 @@ def _set_aside_from_hand(S, seat, t):
 
 
 @nb.njit(cache=True, _nrt=False)
-def _first_hand_tile_to_set_aside(S, tab, seat):
+def _first_hand_tile_to_set_aside(S, seat):
     """After a win on the dealer's initial 14 tiles: the tile whose removal leaves the highest
     ready value, then the most wait kinds, then the lowest index (RULES.md: flow lock)."""
     o_h = O_HAND + seat * 27
     o_m = O_MELD_CNT + seat * 27
-    hand = S[o_h:o_h + 27]
+    hand = view_of(S, o_h, 27)
     best_t = -1
     best_v = -1
     best_n = -1
@@ -542,9 +565,9 @@ def _first_hand_tile_to_set_aside(S, tab, seat):
         if hand[t] == 0:
             continue
         hand[t] -= 1
-        value = ready_value(tab, hand, S[O_VOID + seat], S[O_N_MELDS + seat], S[o_m:o_m + 27],
-                            S[O_N_KONGS + seat], S[O_RULES:O_RULES + N_RULE_FIELDS], S[O_PATS:O_PATS + N_PATTERNS])
-        mask = waits_mask(tab, hand, S[O_VOID + seat], S[O_N_MELDS + seat], S[o_m:o_m + 27])
+        value = ready_value(_tab(S), hand, S[O_VOID + seat], S[O_N_MELDS + seat], view_of(S, o_m, 27),
+                            S[O_N_KONGS + seat], view_of(S, O_RULES, N_RULE_FIELDS), view_of(S, O_PATS, N_PATTERNS))
+        mask = waits_mask(_tab(S), hand, S[O_VOID + seat], S[O_N_MELDS + seat], view_of(S, o_m, 27))
         hand[t] += 1
         n = 0
         while mask:
@@ -559,10 +582,12 @@ def _first_hand_tile_to_set_aside(S, tab, seat):
 
 
 @nb.njit(cache=True, _nrt=False)
-def _ask(S, tab, fns, seat, q):
-    """Ask a seat's strategy (or the scenario script, when it has an entry for this question)."""
+def _ask(S, seat, q):
+    """Ask a seat's strategy (or the scenario script, when it has an entry for this question).
+    The wall count in the view is brought up to date here, the only time a strategy reads it."""
     v = _v(seat)
     S[v + vw.V_QUESTION] = q
+    S[v + vw.V_WALL_LEFT] = tiles_left(S)
     pos = S[O_SCRIPT_POS + seat]
     if pos < S[O_SCRIPT_LEN]:
         o = S[O_OFF_SCRIPT] + (seat * S[O_SCRIPT_LEN] + pos) * 3
@@ -570,8 +595,8 @@ def _ask(S, tab, fns, seat, q):
             S[O_SCRIPT_POS + seat] = pos + 1
             return S[o + 2]
     group = 1 if q == Q_EXCHANGE else (2 if q == Q_VOID else 0)
-    f = fns[group * 4 + seat]
-    return f(q, S[v:v + VIEW_LEN], tab)
+    f = O_FNS + 2 * (group * 4 + seat)
+    return call_strategy(S[f], S[f + 1], q, view_of(S, v, VIEW_LEN), _tab(S))
 
 
 @nb.njit(cache=True, _nrt=False)
@@ -586,11 +611,11 @@ def _script_forced(S, seat, q, ans):
 
 
 @nb.njit(cache=True, inline="always")
-def _can_win_on(S, tab, seat, t):
+def _can_win_on(S, seat, t):
     """Could ``seat`` win with another seat's tile t (discard or robbed kong)?"""
     if S[O_PASSLOCK + seat]:
         return False
-    return _ready_hint(S, tab, seat) == 1 and _seat_wins(S, tab, seat, t)
+    return _ready_hint(S, seat) == 1 and _seat_wins(S, seat, t)
 
 
 @nb.njit(cache=True, inline="always")
@@ -607,16 +632,16 @@ def _offer(S, seat, t, frm, can_win, can_pung, can_kong):
 
 
 @nb.njit(cache=True, _nrt=False)
-def _reset(S, dealer, scores0):
-    """Clear the hand's state and views, keep the header (RULES.md: one hand, step 1)."""
-    S[O_STATE:O_STATE_END] = 0
+def _reset(S, dealer):
+    """Clear the hand's state and views, keep the header (RULES.md: one hand, step 1). The wall
+    is left alone: the shuffle rewrites all of it."""
+    view_of(S, O_HAND, O_STATE_END - O_HAND)[:] = 0
     for s in range(4):
-        S[_v(s):_v(s) + vw.V_ZEROED] = 0
+        view_of(S, _v(s), vw.V_ZEROED)[:] = 0
         rows = S[O_REVEALED_ROWS]
         for w in range(4):
             if (rows >> w) & 1:
-                o = _v(s) + vw.V_REVEALED + w * 27
-                S[o:o + 27] = 0
+                view_of(S, _v(s) + vw.V_REVEALED + w * 27, 27)[:] = 0
     S[O_REVEALED_ROWS] = 0
     S[O_FRONT] = 53
     S[O_BACK] = 107
@@ -632,7 +657,7 @@ def _reset(S, dealer, scores0):
         S[O_READY + s] = -1
         S[O_FIRST_WIN + s] = -1
         S[O_RDY + s] = -1
-        S[O_SCORE0 + s] = scores0[s]
+        S[O_SCORE0 + s] = S[O_SCORES_IN + s]
         v = _v(s)
         S[v + vw.V_ME] = s
         S[v + vw.V_DEALER] = dealer
@@ -643,19 +668,19 @@ def _reset(S, dealer, scores0):
         S[v + vw.V_RNG_KEY] = I64(stream_key(seed, g, STREAM_SEAT + s))
         for i in range(4):
             S[v + vw.V_VOID + i] = -1
-            S[v + vw.V_SCORE + i] = scores0[i]
+            S[v + vw.V_SCORE + i] = S[O_SCORES_IN + i]
         for i in range(3):
             S[v + vw.V_PASSED + i] = -1
             S[v + vw.V_RECEIVED + i] = -1
 
 
 @nb.njit(cache=True, _nrt=False)
-def _shuffle(S, fixed_wall):
+def _shuffle(S):
     """The wall of hand g depends only on (seed, g) (DESIGN.md: randomness); Fisher-Yates with
-    a 32-bit multiply-shift bound (bias below 3e-8 per draw)."""
-    if fixed_wall.shape[0] == 108:
+    a 32-bit multiply-shift bound (bias below 3e-8 per draw). A scenario's fixed wall instead."""
+    if S[O_FIXED_WALL_N] == 108:
         for i in range(108):
-            S[O_WALL + i] = fixed_wall[i]
+            S[O_WALL + i] = S[O_FIXED_WALL + i]
         return
     for i in range(108):
         S[O_WALL + i] = i // 4
@@ -669,23 +694,47 @@ def _shuffle(S, fixed_wall):
 
 @nb.njit(cache=True, _nrt=False)
 def _deal(S, dealer):
-    """The dealer takes wall[0:14], then each next seat 13 (TRACE.md: deal)."""
+    """The dealer takes wall[0:14], then each next seat 13 (TRACE.md: deal). Counts first, then
+    what ``_add`` keeps for each seat (no void yet: every kind counts for seven pairs)."""
     pos = 0
     for i in range(4):
         seat = (dealer + i) % 4
         n = 14 if i == 0 else 13
         for _ in range(n):
-            _add(S, seat, S[O_WALL + pos], ONE)
+            S[O_HAND + seat * 27 + S[O_WALL + pos]] += 1
             pos += 1
-    _set_all(S, vw.V_WALL_LEFT, tiles_left(S))
+    for seat in range(4):
+        v = _v(seat)
+        n2 = 0
+        n1 = 0
+        quads = I64(0)
+        for s in range(3):
+            code = 0
+            for t in range(9 * s + 8, 9 * s - 1, -1):
+                c = S[O_HAND + seat * 27 + t]
+                code = code * 5 + c
+                n2 += _slots2(c)
+                n1 += c & 1
+                if c == 4:
+                    quads |= I64(1) << t
+                S[v + vw.V_HAND + t] = c
+                S[v + vw.V_VISIBLE + t] = c
+            S[O_CODES + seat * 3 + s] = code
+            S[v + vw.V_CODES + s] = code
+        S[O_N2 + seat] = n2
+        S[O_N1 + seat] = n1
+        S[O_QUADS + seat] = quads
+        S[O_RDY + seat] = -1
+        S[v + vw.V_N2] = n2
+        S[v + vw.V_N1] = n1
 
 
 @nb.njit(cache=True, _nrt=False)
-def _exchange(S, tab, fns, fixed_dir):
+def _exchange(S, fixed_dir):
     """Exchange three (RULES.md: one hand, step 2): each seat picks three tiles of one suit,
     then the direction is drawn and all pass at once. Returns False on an illegal answer."""
     for seat in range(4):
-        ans = _ask(S, tab, fns, seat, Q_EXCHANGE)
+        ans = _ask(S, seat, Q_EXCHANGE)
         a = ans & 31
         b = (ans >> 5) & 31
         c = (ans >> 10) & 31
@@ -728,10 +777,10 @@ def _exchange(S, tab, fns, fixed_dir):
 
 
 @nb.njit(cache=True, _nrt=False)
-def _choose_voids(S, tab, fns):
+def _choose_voids(S):
     """Every seat names a suit at once; then all are shown (RULES.md: one hand, step 3)."""
     for seat in range(4):
-        ans = _ask(S, tab, fns, seat, Q_VOID)
+        ans = _ask(S, seat, Q_VOID)
         if ans < 0 or ans > 2:
             _error(S, ERR_ILLEGAL, I64(seat), Q_VOID, ans)
             return False
@@ -763,9 +812,9 @@ def _choose_voids(S, tab, fns):
 
 
 @nb.njit(cache=True, _nrt=False)
-def _draw(S, tab, seat, replacement):
+def _draw(S, seat, replacement):
     """A draw from the front, or a kong replacement from the back (RULES.md: tiles)."""
-    S[O_DRAW_RDY + seat] = _ready_hint(S, tab, seat)
+    S[O_DRAW_RDY + seat] = _ready_hint(S, seat)
     if replacement:
         t = S[O_WALL + S[O_BACK]]
         S[O_BACK] -= 1
@@ -777,7 +826,6 @@ def _draw(S, tab, seat, replacement):
     S[O_DRAWS + seat] += 1
     S[_v(seat) + vw.V_N_DRAWS] += 1
     S[O_PASSLOCK + seat] = 0  # any draw lifts the passed-win lock (RULES.md: rulings)
-    _set_all(S, vw.V_WALL_LEFT, tiles_left(S))
     if _tracing(S):
         _log(S, EV_DRAW, seat, t, replacement, ZERO, ZERO)
     return t
@@ -808,26 +856,26 @@ def _add_meld(S, seat, kind, t):
 
 
 @nb.njit(cache=True, _nrt=False)
-def _locked_kong_keeps_waits(S, tab, seat, t):
+def _locked_kong_keeps_waits(S, seat, t):
     """Flow lock: a concealed kong of the drawn tile only if the waits stay the same."""
     o_h = O_HAND + seat * 27
     o_m = O_MELD_CNT + seat * 27
-    hand = S[o_h:o_h + 27]
-    mc = S[o_m:o_m + 27]
+    hand = view_of(S, o_h, 27)
+    mc = view_of(S, o_m, 27)
     void = S[O_VOID + seat]
     k = S[O_N_MELDS + seat]
     hand[t] -= 1
-    before = waits_mask(tab, hand, void, k, mc)
+    before = waits_mask(_tab(S), hand, void, k, mc)
     hand[t] -= 3
     mc[t] += 4
-    after = waits_mask(tab, hand, void, k + 1, mc)
+    after = waits_mask(_tab(S), hand, void, k + 1, mc)
     mc[t] -= 4
     hand[t] += 4
     return before == after
 
 
 @nb.njit(cache=True, _nrt=False)
-def _kong_mask(S, tab, seat, drawn):
+def _kong_mask(S, seat, drawn):
     """Kongs the seat may declare on its turn (RULES.md: rulings, kongs): a tile left for the
     replacement; not while holding void tiles unless ``kong_while_void``; never of the void
     suit; a locked flow seat only a concealed kong of its drawn tile keeping its waits."""
@@ -838,7 +886,7 @@ def _kong_mask(S, tab, seat, drawn):
     void = S[O_VOID + seat]
     quads = S[O_QUADS + seat]
     if S[O_LOCKED + seat]:
-        if drawn >= 0 and (quads >> drawn) & 1 and _locked_kong_keeps_waits(S, tab, seat, drawn):
+        if drawn >= 0 and (quads >> drawn) & 1 and _locked_kong_keeps_waits(S, seat, drawn):
             return I64(1) << drawn
         return I64(0)
     mask = quads
@@ -852,11 +900,11 @@ def _kong_mask(S, tab, seat, drawn):
 
 
 @nb.njit(cache=True, _nrt=False)
-def _settle_self_draw(S, tab, seat, tile, kind, ctx):
+def _settle_self_draw(S, seat, tile, kind, ctx):
     """Self-draw (or kong replacement): each liable seat pays base + self_draw_bonus."""
     if S[O_N_WINS] == 0:
         S[O_NEXT_DEALER] = seat
-    w, base = _record_win(S, tab, seat, tile, MINUS_ONE, kind, ctx)
+    w, base = _record_win(S, seat, tile, MINUS_ONE, kind, ctx)
     amount = base + _r(S, R_SELF_DRAW_BONUS)
     for other in range(4):
         if _liable(S, seat, other):
@@ -866,7 +914,7 @@ def _settle_self_draw(S, tab, seat, tile, kind, ctx):
 
 
 @nb.njit(cache=True, _nrt=False)
-def _settle_on_tile(S, tab, n_win, tile, frm, kind, liability):
+def _settle_on_tile(S, n_win, tile, frm, kind, liability):
     """Wins on one discard or one robbed kong by the seats in the winners scratch, in turn
     order from the discarder (RULES.md: settlement). ``liability``: the discard right after
     the discarder's kong under ``kong_discard_liability = pays_for_all``."""
@@ -887,7 +935,7 @@ def _settle_on_tile(S, tab, n_win, tile, frm, kind, liability):
             else:
                 S[O_PILE + tile] -= 1
             S[O_ASIDE + tile] += 1
-        w, base = _record_win(S, tab, seat, tile, frm, kind, I64(ctx))
+        w, base = _record_win(S, seat, tile, frm, kind, I64(ctx))
         _add(S, seat, tile, MINUS_ONE)
         if liability:
             amount = base * (in_hand - 1)
@@ -916,17 +964,17 @@ def _clear_winners(S):
 
 
 @nb.njit(cache=True, _nrt=False)
-def _rob_window(S, tab, fns, kong_seat, t):
+def _rob_window(S, kong_seat, t):
     """Seats that can win on an added kong's tile may rob it (RULES.md: rulings, added kong).
     Returns the number of robbers, or -1 on an illegal answer."""
     _clear_winners(S)
     n_win = 0
     for i in range(1, 4):
         seat = (kong_seat + i) % 4
-        if S[O_OUT + seat] or not _can_win_on(S, tab, seat, t):
+        if S[O_OUT + seat] or not _can_win_on(S, seat, t):
             continue
         _offer(S, seat, t, kong_seat, ONE, ZERO, ZERO)
-        ans = _ask(S, tab, fns, seat, Q_ROB)
+        ans = _ask(S, seat, Q_ROB)
         if ans == C_WIN:
             S[O_WINNERS + n_win] = seat
             n_win += 1
@@ -939,7 +987,7 @@ def _rob_window(S, tab, fns, kong_seat, t):
             _error(S, ERR_ILLEGAL, I64(seat), Q_ROB, ans)
             return -1
     if n_win > 0:
-        _settle_on_tile(S, tab, I64(n_win), t, kong_seat, WIN_ROBBING_KONG, NO)
+        _settle_on_tile(S, I64(n_win), t, kong_seat, WIN_ROBBING_KONG, NO)
     return n_win
 
 
@@ -981,7 +1029,7 @@ def _declare_kong(S, seat, t, kind, frm):
 
 
 @nb.njit(cache=True, _nrt=False)
-def _claims(S, tab, fns, frm, t, liability):
+def _claims(S, frm, t, liability):
     """Claims on a discard, answered by all at once (RULES.md: step 4 and rulings): wins first
     and cancel any pung/kong; after the last tile only a win. Returns (kind, seat): kind 0 none,
     1 wins (seats in the winners scratch), 2 pung, 3 kong; (-1, -1) on an illegal answer."""
@@ -997,12 +1045,12 @@ def _claims(S, tab, fns, frm, t, liability):
         held = S[O_HAND + seat * 27 + t]
         can_pung = (held >= 2 and not last and S[O_LOCKED + seat] == 0 and t // 9 != S[O_VOID + seat]
                     and (_r(S, R_CLAIM_WHILE_VOID) or not _must_void(S, seat)))
-        can_win = _can_win_on(S, tab, seat, t)
+        can_win = _can_win_on(S, seat, t)
         if not (can_win or can_pung):
             continue
         can_kong = can_pung and held >= 3
         _offer(S, seat, t, frm, I64(can_win), I64(can_pung), I64(can_kong))
-        ans = _ask(S, tab, fns, seat, Q_CLAIM)
+        ans = _ask(S, seat, Q_CLAIM)
         if ans == C_WIN and can_win:
             S[O_WINNERS + n_win] = seat
             n_win += 1
@@ -1021,7 +1069,7 @@ def _claims(S, tab, fns, frm, t, liability):
         _error(S, ERR_ILLEGAL, I64(seat), Q_CLAIM, ans)
         return -1, -1
     if n_win > 0:
-        _settle_on_tile(S, tab, I64(n_win), t, frm, WIN_DISCARD, liability)
+        _settle_on_tile(S, I64(n_win), t, frm, WIN_DISCARD, liability)
         return 1, -1
     if claim_seat < 0:
         return 0, -1
@@ -1040,10 +1088,10 @@ def _claims(S, tab, fns, frm, t, liability):
 
 
 @nb.njit(cache=True, _nrt=False)
-def _wall_checks(S, tab):
+def _wall_checks(S):
     """Drawn-hand checks at an exhausted wall (RULES.md: settlement, steps 1-3)."""
-    rules = S[O_RULES:O_RULES + N_RULE_FIELDS]
-    pats = S[O_PATS:O_PATS + N_PATTERNS]
+    rules = view_of(S, O_RULES, N_RULE_FIELDS)
+    pats = view_of(S, O_PATS, N_PATTERNS)
     for s in range(4):
         if S[O_WINS + s] > 0:
             continue
@@ -1057,12 +1105,12 @@ def _wall_checks(S, tab):
             S[O_WAITS + s] = 0
         else:
             k = S[O_N_MELDS + s]
-            mask = waits_mask(tab, S[o_h:o_h + 27], S[O_VOID + s], k, S[o_m:o_m + 27])
+            mask = waits_mask(_tab(S), view_of(S, o_h, 27), S[O_VOID + s], k, view_of(S, o_m, 27))
             S[O_WAITS + s] = mask
             S[O_READY + s] = 1 if mask != 0 else 0
             S[O_BEST + s] = 0
             if mask != 0:
-                S[O_BEST + s] = ready_value(tab, S[o_h:o_h + 27], S[O_VOID + s], k, S[o_m:o_m + 27],
+                S[O_BEST + s] = ready_value(_tab(S), view_of(S, o_h, 27), S[O_VOID + s], k, view_of(S, o_m, 27),
                                             S[O_N_KONGS + s], rules, pats)
         if _tracing(S):
             _log(S, EV_CHECK, I64(s), S[O_PIG + s], S[O_READY + s], S[O_WAITS + s], S[O_BEST + s])
@@ -1103,14 +1151,14 @@ def _wall_checks(S, tab):
 
 
 @nb.njit(cache=True, _nrt=False)
-def _turn_options(S, tab, seat, drawn, phase):
+def _turn_options(S, seat, drawn, phase):
     if phase == PHASE_FIRST:
-        can_win = _seat_wins(S, tab, seat, MINUS_ONE)
+        can_win = _seat_wins(S, seat, MINUS_ONE)
     elif phase == PHASE_AFTER_PUNG:
         can_win = False
     else:
-        can_win = S[O_DRAW_RDY + seat] == 1 and _seat_wins(S, tab, seat, MINUS_ONE)
-    mask = _kong_mask(S, tab, seat, drawn)
+        can_win = S[O_DRAW_RDY + seat] == 1 and _seat_wins(S, seat, MINUS_ONE)
+    mask = _kong_mask(S, seat, drawn)
     v = _v(seat)
     S[v + vw.V_QUESTION] = Q_TURN
     S[v + vw.V_TILE] = drawn
@@ -1154,11 +1202,11 @@ def _discard(S, seat, t):
 
 
 @nb.njit(cache=True, _nrt=False)
-def _finish(S, tab, reason):
+def _finish(S, reason):
     """End of hand: checks at an exhausted wall, and the zero-sum and payment invariants."""
     S[O_END_REASON] = reason
     if reason == END_WALL_EXHAUSTED:
-        _wall_checks(S, tab)
+        _wall_checks(S)
     if S[O_CHECK]:
         if S[O_NET] + S[O_NET + 1] + S[O_NET + 2] + S[O_NET + 3] != 0:
             _error(S, ERR_INVARIANT, MINUS_ONE, MINUS_ONE, INV_ZERO_SUM)
@@ -1234,7 +1282,7 @@ def _write_rows(S, row, hand_out, seat_out, win_out, pay_out):
 
 
 @nb.njit(cache=True, _nrt=False)
-def _self_draw(S, tab, cur, drawn, phase, dealer):
+def _self_draw(S, cur, drawn, phase, dealer):
     """The seat wins on its own tiles: context, the set-aside tile, settlement."""
     ctx = CTX_SELF_DRAW
     kind = WIN_SELF_DRAW
@@ -1250,8 +1298,8 @@ def _self_draw(S, tab, cur, drawn, phase, dealer):
             ctx |= CTX_EARTHLY
     if S[O_CHECK] and _must_void(S, cur):
         _error(S, ERR_INVARIANT, cur, Q_TURN, INV_VOID_WIN)
-    tile = drawn if drawn >= 0 else _first_hand_tile_to_set_aside(S, tab, cur)
-    _settle_self_draw(S, tab, cur, I64(tile), kind, I64(ctx))
+    tile = drawn if drawn >= 0 else _first_hand_tile_to_set_aside(S, cur)
+    _settle_self_draw(S, cur, I64(tile), kind, I64(ctx))
     _set_aside_from_hand(S, cur, I64(tile))
 
 
@@ -1272,18 +1320,19 @@ def _after_wins(S, cur):
 
 
 @nb.njit(cache=True, _nrt=False)
-def play_hand(S, tab, fns, dealer, scores0, fixed_wall, fixed_dir):
-    """Play the hand whose seed and index are in S's header; returns the next dealer
-    (RULES.md: match). The results stay in S until ``_write_rows``."""
-    _reset(S, dealer, scores0)
-    _shuffle(S, fixed_wall)
+def play_hand(S, dealer, fixed_dir):
+    """Play the hand whose seed, index, scores before it (and, for scenarios, wall) are in S's
+    header; returns the next dealer (RULES.md: match). The results stay in S until
+    ``_write_rows``."""
+    _reset(S, dealer)
+    _shuffle(S)
     _deal(S, dealer)
     _check(S)
     if _r(S, R_EXCHANGE):
-        if not _exchange(S, tab, fns, fixed_dir):
+        if not _exchange(S, fixed_dir):
             return dealer
         _check(S)
-    if not _choose_voids(S, tab, fns):
+    if not _choose_voids(S):
         return dealer
     cur = dealer
     phase = PHASE_FIRST
@@ -1292,23 +1341,23 @@ def play_hand(S, tab, fns, dealer, scores0, fixed_wall, fixed_dir):
     while end < 0 and S[O_ERR] == ERR_NONE:
         drawn = I64(-1)
         if phase == PHASE_DRAW:
-            drawn = _draw(S, tab, cur, ZERO)
+            drawn = _draw(S, cur, ZERO)
             kong_turn = False
         elif phase == PHASE_REPLACEMENT:
-            drawn = _draw(S, tab, cur, ONE)
+            drawn = _draw(S, cur, ONE)
         else:
             kong_turn = False
         _check(S)
         # the seat's turn: win, kong (then a replacement, and again), or discard
         while S[O_ERR] == ERR_NONE:
-            can_win, mask = _turn_options(S, tab, cur, drawn, phase)
+            can_win, mask = _turn_options(S, cur, drawn, phase)
             if S[O_LOCKED + cur] and not can_win and mask == 0:
                 ans = drawn
                 _script_forced(S, cur, Q_TURN, ans)
             else:
-                ans = _ask(S, tab, fns, cur, Q_TURN)
+                ans = _ask(S, cur, Q_TURN)
             if ans == A_WIN and can_win:
-                _self_draw(S, tab, cur, drawn, phase, dealer)
+                _self_draw(S, cur, drawn, phase, dealer)
                 _check(S)
                 if _three_won(S):
                     end = END_THREE_WON
@@ -1323,7 +1372,7 @@ def play_hand(S, tab, fns, dealer, scores0, fixed_wall, fixed_dir):
                 if _find_pung(S, cur, t) >= 0 and S[O_LOCKED + cur] == 0:
                     if _tracing(S):
                         _log(S, EV_KONG, cur, t, KONG_ADDED, MINUS_ONE, ZERO)
-                    n_rob = _rob_window(S, tab, fns, cur, t)
+                    n_rob = _rob_window(S, cur, t)
                     if n_rob < 0:
                         break
                     if n_rob > 0:
@@ -1339,7 +1388,7 @@ def play_hand(S, tab, fns, dealer, scores0, fixed_wall, fixed_dir):
                     _declare_kong(S, cur, t, KONG_CONCEALED, MINUS_ONE)
                 kong_turn = True
                 phase = PHASE_REPLACEMENT
-                drawn = _draw(S, tab, cur, ONE)
+                drawn = _draw(S, cur, ONE)
                 _check(S)
                 continue
             if not _legal_discard(S, cur, ans, drawn):
@@ -1351,7 +1400,7 @@ def play_hand(S, tab, fns, dealer, scores0, fixed_wall, fixed_dir):
             _discard(S, cur, t)
             _check(S)
             liability = kong_turn and _r(S, R_KONG_DISCARD_LIABILITY) == 1
-            kind, seat = _claims(S, tab, fns, cur, t, liability)
+            kind, seat = _claims(S, cur, t, liability)
             _check(S)
             if kind < 0:
                 break
@@ -1372,7 +1421,7 @@ def play_hand(S, tab, fns, dealer, scores0, fixed_wall, fixed_dir):
                 phase = PHASE_DRAW
             break
     if (S[O_ERR] == ERR_NONE or S[O_ERR] == ERR_INVARIANT) and end >= 0:
-        _finish(S, tab, end)
+        _finish(S, end)
     return S[O_NEXT_DEALER]
 
 
@@ -1395,8 +1444,21 @@ def _init_header(S, R, seed, win_cap, pay_cap, check):
     S[O_CHECK] = 1 if check else 0
     S[O_SEED] = seed
     S[O_REVEALED_ROWS] = 15
+    S[O_FIXED_WALL_N] = 0
     for i in range(N_RULE_FIELDS):
         S[O_RULES + i] = R[i]
+
+
+@nb.njit(cache=True)
+def _set_players(S, tab, fns):
+    """The table's and the twelve strategies' addresses into the header (``nrt``); the
+    caller keeps ``tab`` and ``fns`` alive while S is used."""
+    S[O_TAB] = address_of(data_ptr(tab))
+    S[O_TAB_LEN] = tab.shape[0]
+    for i in range(12):
+        jit, c = strategy_addresses(fns[i])
+        S[O_FNS + 2 * i] = jit
+        S[O_FNS + 2 * i + 1] = c
 
 
 _I64T = nb.types.int64
@@ -1421,7 +1483,6 @@ def play_batch(tab, R, fns, seed, first, n_items, match_mode, check, hand_out, s
     win_cap = win_out.shape[1]
     pay_cap = pay_out.shape[1]
     s_len = O_FIXED_END + win_cap * N_WIN_FIELDS + pay_cap * N_PAY_FIELDS
-    empty_wall = np.zeros(0, np.int64)
     tab = unowned(tab)
     hand_out = unowned(hand_out)
     seat_out = unowned(seat_out)
@@ -1430,10 +1491,9 @@ def play_batch(tab, R, fns, seed, first, n_items, match_mode, check, hand_out, s
     no_dir = I64(0)
     for b in nb.prange(n_blocks):
         S_own = np.zeros(s_len, np.int64)
-        S = unowned(S_own)
+        S = data_ptr(S_own)
         _init_header(S, R, seed, I64(win_cap), I64(pay_cap), check)
-        scores_own = np.zeros(4, np.int64)
-        scores = unowned(scores_own)
+        _set_players(S, tab, fns)
         lo = b * BLOCK
         hi = min(lo + BLOCK, n_items)
         for item in range(lo, hi):
@@ -1441,26 +1501,33 @@ def play_batch(tab, R, fns, seed, first, n_items, match_mode, check, hand_out, s
                 m = first + item
                 dealer = I64(0)
                 for s in range(4):
-                    scores[s] = R[R_START_POINTS]
+                    S[O_SCORES_IN + s] = R[R_START_POINTS]
                 for j in range(hpm):
                     S[O_G] = m * hpm + j
-                    dealer = play_hand(S, tab, fns, dealer, scores, empty_wall, no_dir)
+                    dealer = play_hand(S, dealer, no_dir)
                     _write_rows(S, item * hpm + j, hand_out, seat_out, win_out, pay_out)
                     for s in range(4):
-                        scores[s] += S[O_NET + s]
+                        S[O_SCORES_IN + s] += S[O_NET + s]
                     if S[O_ERR] != ERR_NONE:
                         break
             else:
                 g = first + item
                 S[O_G] = g
-                play_hand(S, tab, fns, g % 4, scores, empty_wall, no_dir)
+                play_hand(S, g % 4, no_dir)
                 _write_rows(S, item, hand_out, seat_out, win_out, pay_out)
-        S_own[0] += scores_own[0] * 0  # keep the owners alive past the last use of their views
+        S_own[0] += 0  # keep the owner alive past the last use of its pointer
 
 
 @nb.njit(SIG_TRACED, cache=True)
 def play_traced(tab, fns, dealer, scores0, fixed_wall, fixed_dir, S, hand_out, seat_out, win_out, pay_out):
     """One hand with its event log on (traces, scenarios): the same ``play_hand`` as the batch.
     S must be laid out by ``layout`` with its header filled (see ``simcore.trace``)."""
-    play_hand(unowned(S), unowned(tab), fns, dealer, unowned(scores0), unowned(fixed_wall), fixed_dir)
-    _write_rows(S, I64(0), hand_out, seat_out, win_out, pay_out)
+    P = data_ptr(S)
+    _set_players(P, tab, fns)
+    for s in range(4):
+        P[O_SCORES_IN + s] = scores0[s]
+    P[O_FIXED_WALL_N] = fixed_wall.shape[0] if fixed_wall.shape[0] == 108 else 0
+    for i in range(P[O_FIXED_WALL_N]):
+        P[O_FIXED_WALL + i] = fixed_wall[i]
+    play_hand(P, dealer, fixed_dir)
+    _write_rows(P, I64(0), hand_out, seat_out, win_out, pay_out)
