@@ -86,7 +86,7 @@ def code_and_rest(tab, c0, c1, c2, a0, a1, a2, s):
     return c2, pair_class(tab, a0, a1)
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(cache=True, inline="always")
 def prepare(tab, view, ignore):
     """(codes c0..c2, classes a0..a2, n2, n1, k) of the seat's hand; suits in the bit set
     ``ignore`` (and the void suit) evaluate as empty, so their tiles are never part of a target."""
@@ -291,7 +291,7 @@ def discard_shantens(tab, view, st, o):
     return best
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(cache=True, inline="always")
 def lowest_shanten_discard(tab, view, st):
     """(t, shanten) of the discard with the lowest shanten, then the lowest ``isolation``, then
     the lowest index, in one pass (the greedy player; held tiles only, no void tile held)."""
@@ -349,7 +349,7 @@ def plus_classes(tab, view, st, draws, o):
             d *= 5
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(cache=True, inline="always")
 def ukeire_fast(tab, view, st, out_t, target, draws, o):
     """``ukeire(tab, view, st, out_t, target, near)`` for ``out_t`` of a target suit, given
     ``draws = live_draws(view, near)`` and their ``plus_classes`` at ``o``: a draw of another

@@ -160,8 +160,11 @@ def choose_discard(tab, view, st, mode):
     # the draws that count for ukeire, and their suits' classes with the draw added
     draws = live_draws(view, near_mask(view, st))
     plus_classes(tab, view, st, draws, SCR_PLUS)
+    # the lowest key (head, 255 - min(acc, 255), isolation, t), its last two parts only
+    # computed for a tie on the first two
     best_t = -1
-    best_key = np.int64(1) << 62
+    best_hi = np.int64(1) << 62
+    best_lo = 0
     for t in range(27):
         sh = view[SCR_SHANTEN + t]
         if sh == INF:
@@ -176,10 +179,13 @@ def choose_discard(tab, view, st, mode):
         acc = 0
         if sh == best_sh and not (ignore >> (t // 9)) & 1:
             acc = ukeire_fast(tab, view, st, t, sh, draws, SCR_PLUS)
-        key = (head * 256 + (255 - min(acc, 255))) * 4096 + isolation(view, t) * 32 + t
-        if key < best_key:
-            best_key = key
-            best_t = t
+        hi = head * 256 + (255 - min(acc, 255))
+        if hi <= best_hi:
+            lo = isolation(view, t) * 32 + t  # below 4096: the key's low part
+            if hi < best_hi or lo < best_lo:
+                best_hi = hi
+                best_lo = lo
+                best_t = t
     return best_t, view[SCR_SHANTEN + best_t]
 
 
@@ -216,15 +222,21 @@ def choose_kong(tab, view, st, best_sh):
     return -1
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(cache=True, inline="always")
 def turn(tab, view, mode, ignore):
+    """Win; else the discard of ``choose_discard``, or a kong that keeps its shanten. Inlined
+    into each player, so the greedy one evaluates its whole turn in one function."""
     if view[V_CAN_WIN]:
         return A_WIN
     st = prepare(tab, view, ignore)
-    t, sh = choose_discard(tab, view, st, mode)
-    k = choose_kong(tab, view, st, sh)
-    if k >= 0:
-        return A_KONG + k
+    if mode == GREEDY and not view[V_LOCKED] and not view[V_MUST_VOID]:
+        t, sh = lowest_shanten_discard(tab, view, st)
+    else:
+        t, sh = choose_discard(tab, view, st, mode)
+    if view[V_KONG_MASK]:
+        k = choose_kong(tab, view, st, sh)
+        if k >= 0:
+            return A_KONG + k
     return t
 
 
