@@ -185,7 +185,12 @@ def shanten_minus(tab, view, st, t, n, extra_melds):
 def isolation(view, t):
     """Same-suit tiles within two ranks of t (its other copies count double); lower is more
     isolated. Edge ranks get a small bonus so ties go to terminals."""
-    r = t % 9
+    return isolation_at(view, t, t % 9)
+
+
+@nb.njit(cache=True, inline="always")
+def isolation_at(view, t, r):
+    """``isolation(view, t)`` for t of rank r."""
     n = 2 * (view[V_HAND + t] - 1)
     if r >= 1:
         n += view[V_HAND + t - 1] * 2
@@ -268,8 +273,14 @@ def discard_shantens(tab, view, st, o):
     pair class of the two suits it leaves alone is shared by its suit."""
     c0, c1, c2, a0, a1, a2, n2, n1, k, ignore = st
     base = shanten_of(tab, st)
+    # a discard never lowers the seven-pairs shanten: below s7_floor only regular hands count
+    s7_floor = seven_pairs(n2, n1) if k == 0 else INF
     best = INF
     for s in range(3):
+        if view[V_CODES + s] == 0:  # no tile of this suit
+            for t in range(9 * s, 9 * s + 9):
+                view[o + t] = INF
+            continue
         code, pc = code_and_rest(tab, c0, c1, c2, a0, a1, a2, s)
         off_target = (ignore >> s) & 1
         d = 1
@@ -280,7 +291,7 @@ def discard_shantens(tab, view, st, o):
                 sh = base  # an ignored suit's tile changes nothing
                 if not off_target:
                     sh = final_shanten(tab, pc, klass(tab, code - d), k)
-                    if k == 0:
+                    if s7_floor < sh:
                         s7 = seven_pairs(n2 + slots2(c - 1) - slots2(c), n1 + ((c - 1) & 1) - (c & 1))
                         if s7 < sh:
                             sh = s7
@@ -297,29 +308,34 @@ def lowest_shanten_discard(tab, view, st):
     the lowest index, in one pass (the greedy player; held tiles only, no void tile held)."""
     c0, c1, c2, a0, a1, a2, n2, n1, k, ignore = st
     base = shanten_of(tab, st)
+    # a discard never lowers the seven-pairs shanten: below s7_floor only regular hands count
+    s7_floor = seven_pairs(n2, n1) if k == 0 else INF
     best_t = -1
     best_sh = INF
     best_iso = 0
     for s in range(3):
+        if view[V_CODES + s] == 0:
+            continue  # no tile of this suit
         code, pc = code_and_rest(tab, c0, c1, c2, a0, a1, a2, s)
         off_target = (ignore >> s) & 1
         d = 1
-        for t in range(9 * s, 9 * s + 9):
+        for r in range(9):
+            t = 9 * s + r
             c = view[V_HAND + t]
             if c > 0:
                 sh = base
                 if not off_target:
                     sh = final_shanten(tab, pc, klass(tab, code - d), k)
-                    if k == 0:
+                    if s7_floor < sh:
                         s7 = seven_pairs(n2 + slots2(c - 1) - slots2(c), n1 + ((c - 1) & 1) - (c & 1))
                         if s7 < sh:
                             sh = s7
                 if sh < best_sh:
                     best_t = t
                     best_sh = sh
-                    best_iso = isolation(view, t)
+                    best_iso = isolation_at(view, t, r)
                 elif sh == best_sh:
-                    iso = isolation(view, t)
+                    iso = isolation_at(view, t, r)
                     if iso < best_iso:
                         best_t = t
                         best_iso = iso
@@ -371,6 +387,8 @@ def ukeire_fast(tab, view, st, out_t, target, draws, o):
         c = view[V_HAND + out_t]
         n2 += slots2(c - 1) - slots2(c)
         n1 += ((c - 1) & 1) - (c & 1)
+    # a draw lowers the seven-pairs shanten by at most one: whether it can reach the target
+    pairs_may = k == 0 and seven_pairs(n2, n1) - 1 < target
     n = 0
     for su in range(3):
         if not (draws >> (9 * su)) & 0x1FF:
@@ -381,7 +399,7 @@ def ukeire_fast(tab, view, st, out_t, target, draws, o):
             if (draws >> u) & 1:
                 cls = klass(tab, code + d) if su == so else view[o + u]
                 sh = final_shanten(tab, pc, cls, k)
-                if k == 0 and sh >= target:
+                if pairs_may and sh >= target:
                     c = view[V_HAND + u] - (1 if u == out_t else 0)
                     s7 = seven_pairs(n2 + slots2(c + 1) - slots2(c), n1 + ((c + 1) & 1) - (c & 1))
                     if s7 < sh:

@@ -20,7 +20,7 @@ from strategies.play import shanten_after_pung
 INF = core.INF
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=False)  # always against the current code
 def _asymmetries(tab, n):
     bad = 0
     for a in range(n):
@@ -66,7 +66,7 @@ def _random_view(rng):
     return view
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=False)  # always against the current code
 def _check_view(tab, view, ignore):
     """0 if every fast path agrees with the definitions on this view, else a failure code."""
     st = core.prepare(tab, view, ignore)
@@ -77,7 +77,7 @@ def _check_view(tab, view, ignore):
     return _check_pungs(tab, view, st)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=False)  # always against the current code
 def _check_discards(tab, view, st):
     best = core.discard_shantens(tab, view, st, np.int64(V_SCRATCH))
     ref_best = INF
@@ -113,7 +113,7 @@ def _check_discards(tab, view, st):
     return 0
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=False)  # always against the current code
 def _check_pungs(tab, view, st):
     """A pung of any target-suit pair: the best shanten after it and one legal discard."""
     for t in range(27):
