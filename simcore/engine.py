@@ -704,29 +704,51 @@ def _deal(S, dealer):
             S[O_HAND + seat * 27 + S[O_WALL + pos]] += 1
             pos += 1
     for seat in range(4):
-        v = _v(seat)
-        n2 = 0
-        n1 = 0
-        quads = I64(0)
-        for s in range(3):
-            code = 0
-            for t in range(9 * s + 8, 9 * s - 1, -1):
-                c = S[O_HAND + seat * 27 + t]
-                code = code * 5 + c
-                n2 += _slots2(c)
-                n1 += c & 1
-                if c == 4:
-                    quads |= I64(1) << t
-                S[v + vw.V_HAND + t] = c
-                S[v + vw.V_VISIBLE + t] = c
-            S[O_CODES + seat * 3 + s] = code
-            S[v + vw.V_CODES + s] = code
-        S[O_N2 + seat] = n2
-        S[O_N1 + seat] = n1
-        S[O_QUADS + seat] = quads
-        S[O_RDY + seat] = -1
-        S[v + vw.V_N2] = n2
-        S[v + vw.V_N1] = n1
+        _recount(S, I64(seat))
+
+
+@nb.njit(cache=True, _nrt=False)
+def _recount(S, seat):
+    """After changing a seat's concealed counts directly: what ``_add`` keeps (suit codes,
+    seven-pairs slots over non-void kinds, void-tile count, four-of-a-kind mask, readiness
+    hint) recomputed, and the seat's view brought along (its tiles, and visible by the change)."""
+    v = _v(seat)
+    h = O_HAND + seat * 27
+    void = S[O_VOID + seat]
+    n2 = 0
+    n1 = 0
+    nv = 0
+    quads = I64(0)
+    for s in range(3):
+        code = 0
+        tiles = 0
+        s2 = 0
+        s1 = 0
+        for t in range(9 * s + 8, 9 * s - 1, -1):
+            c = S[h + t]
+            code = code * 5 + c
+            tiles += c
+            s2 += _slots2(c)
+            s1 += c & 1
+            quads |= I64(c == 4) << t
+        if s == void:
+            nv = tiles
+        else:
+            n2 += s2
+            n1 += s1
+        S[O_CODES + seat * 3 + s] = code
+        S[v + vw.V_CODES + s] = code
+    for t in range(27):
+        c = S[h + t]
+        S[v + vw.V_VISIBLE + t] += c - S[v + vw.V_HAND + t]
+        S[v + vw.V_HAND + t] = c
+    S[O_N2 + seat] = n2
+    S[O_N1 + seat] = n1
+    S[O_VOIDCNT + seat] = nv
+    S[O_QUADS + seat] = quads
+    S[O_RDY + seat] = -1
+    S[v + vw.V_N2] = n2
+    S[v + vw.V_N1] = n1
 
 
 @nb.njit(cache=True, _nrt=False)
@@ -788,16 +810,15 @@ def _choose_voids(S):
     for seat in range(4):
         void = S[O_VOID + seat]
         _set_all(S, vw.V_VOID + seat, void)
+        # the slots counted every kind until now: take the void suit's out
         n = 0
-        n2 = 0
-        n1 = 0
-        for t in range(27):
+        n2 = S[O_N2 + seat]
+        n1 = S[O_N1 + seat]
+        for t in range(void * 9, void * 9 + 9):
             c = S[O_HAND + seat * 27 + t]
-            if t // 9 == void:
-                n += c
-            else:
-                n2 += _slots2(c)
-                n1 += c & 1
+            n += c
+            n2 -= _slots2(c)
+            n1 -= c & 1
         S[O_VOIDCNT + seat] = n
         S[O_N2 + seat] = n2
         S[O_N1 + seat] = n1
@@ -874,7 +895,7 @@ def _locked_kong_keeps_waits(S, seat, t):
     return before == after
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(cache=True, inline="always")
 def _kong_mask(S, seat, drawn):
     """Kongs the seat may declare on its turn (RULES.md: rulings, kongs): a tile left for the
     replacement; not while holding void tiles unless ``kong_while_void``; never of the void
@@ -1150,7 +1171,7 @@ def _wall_checks(S):
                 _pay(S, I64(p), I64(q), S[O_KONG_RECV + p * 4 + q], REASON_REFUND)
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(cache=True, inline="always")
 def _turn_options(S, seat, drawn, phase):
     if phase == PHASE_FIRST:
         can_win = _seat_wins(S, seat, MINUS_ONE)

@@ -24,9 +24,14 @@ def _isolation(view, t):
     """Same-suit tiles within two ranks (other copies included); edge tiles count as lonelier."""
     r = t % 9
     n = view[V_HAND + t] - 1
-    for d in (-2, -1, 1, 2):
-        if 0 <= r + d <= 8:
-            n += view[V_HAND + t + d]
+    if r >= 2:
+        n += view[V_HAND + t - 2]
+    if r >= 1:
+        n += view[V_HAND + t - 1]
+    if r <= 7:
+        n += view[V_HAND + t + 1]
+    if r <= 6:
+        n += view[V_HAND + t + 2]
     return n * 8 + (4 - abs(r - 4)) // 2
 
 
@@ -48,10 +53,26 @@ def _most_isolated(view, s, taken0, taken1):
 
 @nb.njit(cache=True, _nrt=False)
 def pass_three_of(view, s):
-    """Three tiles of suit s, the most isolated first (ties: the lowest rank)."""
-    p0 = _most_isolated(view, s, -1, -1)
-    p1 = _most_isolated(view, s, p0, -1)
-    p2 = _most_isolated(view, s, p0, p1)
+    """Three tiles of suit s, the most isolated first (ties: the lowest rank); a tile held more
+    than once may go more than once. As ``_most_isolated`` three times (each pick among the
+    copies still held), with each tile's isolation computed once: the three smallest
+    (isolation, tile) over the suit's copies."""
+    p0 = p1 = p2 = -1
+    k0 = k1 = k2 = 1 << 30
+    for t in range(s * 9, s * 9 + 9):
+        c = view[V_HAND + t]
+        if c <= 0:
+            continue
+        key = _isolation(view, t)
+        for _ in range(min(c, 3)):  # copies of t after any earlier tile of equal key
+            if key < k0:
+                p2, k2, p1, k1, p0, k0 = p1, k1, p0, k0, t, key
+            elif key < k1:
+                p2, k2, p1, k1 = p1, k1, t, key
+            elif key < k2:
+                p2, k2 = t, key
+            else:
+                break
     return pack3(p0, p1, p2)
 
 

@@ -125,6 +125,21 @@ def _danger(t, deadly, unsafe_voids, discarded):
 # -- discards ---------------------------------------------------------------------------------
 
 
+@nb.njit(cache=True, inline="always")
+def void_discard(view):
+    """While holding void tiles (no part of any target): the most isolated one."""
+    void = my_void(view)
+    best = -1
+    best_key = 1 << 30
+    for t in range(void * 9, void * 9 + 9):
+        if view[V_HAND + t] > 0:
+            key = isolation(view, t)
+            if key < best_key:
+                best_key = key
+                best = t
+    return best
+
+
 @nb.njit(cache=True, _nrt=False)
 def choose_discard(tab, view, st, mode):
     """(tile, shanten after discarding it). Lowest shanten first; ``EFFICIENT`` and ``DEFENSIVE``
@@ -133,18 +148,8 @@ def choose_discard(tab, view, st, mode):
     avoid it; last, the most isolated tile and the lowest index."""
     if view[V_LOCKED]:
         return view[V_TILE], INF
-    void = my_void(view)
     if view[V_MUST_VOID]:
-        # void tiles are no part of any target: the most isolated one goes
-        best = -1
-        best_key = 1 << 30
-        for t in range(void * 9, void * 9 + 9):
-            if view[V_HAND + t] > 0:
-                key = isolation(view, t)
-                if key < best_key:
-                    best_key = key
-                    best = t
-        return best, shanten_of(tab, st)
+        return void_discard(view), shanten_of(tab, st)
     if mode == GREEDY:
         return lowest_shanten_discard(tab, view, st)  # the order below, in one pass
     threatened = False
@@ -228,8 +233,12 @@ def turn(tab, view, mode, ignore):
     into each player, so the greedy one evaluates its whole turn in one function."""
     if view[V_CAN_WIN]:
         return A_WIN
+    forced = view[V_LOCKED] or view[V_MUST_VOID]
+    if forced and not view[V_KONG_MASK]:
+        # choose_discard's forced discards, without evaluating the hand (no kong to weigh)
+        return view[V_TILE] if view[V_LOCKED] else void_discard(view)
     st = prepare(tab, view, ignore)
-    if mode == GREEDY and not view[V_LOCKED] and not view[V_MUST_VOID]:
+    if mode == GREEDY and not forced:
         t, sh = lowest_shanten_discard(tab, view, st)
     else:
         t, sh = choose_discard(tab, view, st, mode)
