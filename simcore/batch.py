@@ -16,7 +16,7 @@ from . import engine as E
 from .rules import RuleSet
 from .tables import load_tables
 from .tiles import tile_text
-from .view import QUESTION_NAMES
+from .view import N_SCRATCH, QUESTION_NAMES, V_SCRATCH, slot_name
 
 WIN_CAP = {"battle": 4, "flow": 24}
 PAY_CAP = {"battle": 48, "flow": 96}
@@ -64,6 +64,12 @@ def describe_error(hand_row, g: int, seat_names, trace_hint: str) -> str:
         who = seat_names[seat] if 0 <= seat < 4 else "?"
         return (f"strategy {who!r} at seat {seat} gave an illegal answer {_answer_text(q, ans)} to the "
                 f"{qn} question in hand {g}; reproduce with: {trace_hint}")
+    if kind == E.ERR_VIEW_WRITE:
+        qn = QUESTION_NAMES[q] if 0 <= q < len(QUESTION_NAMES) else str(q)
+        who = seat_names[seat] if 0 <= seat < 4 else "?"
+        return (f"strategy {who!r} at seat {seat} wrote to view slot {ans} ({slot_name(ans)}) while answering "
+                f"the {qn} question in hand {g}; a strategy may write only its scratch slots "
+                f"{V_SCRATCH}-{V_SCRATCH + N_SCRATCH - 1}; reproduce with: {trace_hint}")
     what = E.INVARIANTS.get(ans, f"invariant {ans}")
     return f"engine invariant broken in hand {g} ({what}, seat {seat}); reproduce with: {trace_hint}"
 
@@ -127,7 +133,7 @@ def run_batch(rules: RuleSet, fns: tuple, seed: int, first: int, n_items: int, m
         names = seat_names or [f"seat {s}" for s in range(4)]
         hint = trace_hint(g) if trace_hint else f"sichuan trace --seed {seed} --hand {g}"
         msg = describe_error(hand[i], g, names, hint)
-        if int(hand[i, E.H_ERROR]) == E.ERR_ILLEGAL:
+        if int(hand[i, E.H_ERROR]) in (E.ERR_ILLEGAL, E.ERR_VIEW_WRITE):
             raise StrategyAnswerError(msg)
         raise InvariantError(msg)
     return BatchResult(hands, hand, seat, win, pay, match_mode, hpm)

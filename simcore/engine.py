@@ -117,11 +117,13 @@ O_EXDIR = O_ERR + 4
 O_NEXT_DEALER = O_EXDIR + 1
 O_DEALER = O_NEXT_DEALER + 1
 O_END_REASON = O_DEALER + 1
-O_STATE_END = O_END_REASON + 1
+O_ASKED = O_END_REASON + 1      # [seat*5 + q] questions put to the seat's strategies (scripts excluded)
+O_STATE_END = O_ASKED + 20
 
 # -- the four views, then the variable regions ------------------------------------------------
 O_VIEWS = O_STATE_END          # seat s's view is S[O_VIEWS + s*VIEW_LEN : ...+VIEW_LEN]
-O_FIXED_END = O_VIEWS + 4 * VIEW_LEN
+O_VIEW_COPY = O_VIEWS + 4 * VIEW_LEN  # check mode: the asked seat's view before its strategy answers
+O_FIXED_END = O_VIEW_COPY + VIEW_LEN
 
 # -- outputs ----------------------------------------------------------------------------------
 (H_DEALER, H_EXCHANGE_DIR, H_END_REASON, H_TILES_LEFT, H_WINNERS, H_TURNS, H_NEXT_DEALER,
@@ -129,7 +131,8 @@ O_FIXED_END = O_VIEWS + 4 * VIEW_LEN
 N_HAND_FIELDS = 14
 (S_VOID, S_NET, S_WINS, S_WIN_ORDER, S_WIN_KIND, S_FAN, S_BASE, S_PIG, S_READY, S_KONGS,
  S_NET_WIN, S_NET_KONG, S_NET_PIG, S_NET_NOT_READY, S_NET_REFUND, S_NET_LIABILITY, S_SCORE_BEFORE) = range(17)
-N_SEAT_FIELDS = 17
+S_ASKED = 17  # [S_ASKED + q]: questions of kind q put to the seat's strategies (conformance counts them)
+N_SEAT_FIELDS = S_ASKED + 5
 (W_SEAT, W_ORDER, W_TURN, W_KIND, W_TILE, W_FROM, W_FAN, W_BASE, W_PAID) = range(9)
 W_PATTERNS = 9
 N_WIN_FIELDS = W_PATTERNS + N_PATTERNS
@@ -147,7 +150,7 @@ KONG_KINDS = ("concealed", "exposed", "added")
 CHOSE_PASS, CHOSE_PUNG, CHOSE_KONG = (I64(i) for i in range(3))
 CHOSE = ("pass", "pung", "kong")
 
-ERR_NONE, ERR_ILLEGAL, ERR_INVARIANT = (I64(i) for i in range(3))
+ERR_NONE, ERR_ILLEGAL, ERR_INVARIANT, ERR_VIEW_WRITE = (I64(i) for i in range(4))  # ERR_VIEW_WRITE: answer = slot
 # invariant codes (H_ERR_ANSWER when H_ERROR == ERR_INVARIANT)
 INV_TILES, INV_VOID_DISCARD, INV_VOID_WIN, INV_PAYMENTS, INV_ZERO_SUM = (I64(i) for i in range(1, 6))
 INVARIANTS = {1: "108 tiles accounted for", 2: "no discard outside the void suit while holding it",
@@ -596,7 +599,27 @@ def _ask(S, seat, q):
             return S[o + 2]
     group = 1 if q == Q_EXCHANGE else (2 if q == Q_VOID else 0)
     f = O_FNS + 2 * (group * 4 + seat)
+    S[O_ASKED + seat * 5 + q] += 1
+    if S[O_CHECK]:
+        return _ask_checked(S, seat, q, f)
     return call_strategy(S[f], S[f + 1], q, view_of(S, v, VIEW_LEN), _tab(S))
+
+
+@nb.njit(cache=True, _nrt=False)
+def _ask_checked(S, seat, q, f):
+    """Check mode: the strategy may write only its scratch slots and its random stream's counter
+    (view.py: V_SCRATCH, V_RNG_COUNT); any other slot it changed is reported as ERR_VIEW_WRITE
+    with the first such slot."""
+    view = view_of(S, _v(seat), VIEW_LEN)
+    before = view_of(S, O_VIEW_COPY, VIEW_LEN)
+    for i in range(VIEW_LEN):
+        before[i] = view[i]
+    ans = call_strategy(S[f], S[f + 1], q, view, _tab(S))
+    for i in range(VIEW_LEN):
+        if view[i] != before[i] and i != vw.V_RNG_COUNT and not (vw.V_SCRATCH <= i < vw.V_SCRATCH + vw.N_SCRATCH):
+            _error(S, ERR_VIEW_WRITE, seat, q, I64(i))
+            break
+    return ans
 
 
 @nb.njit(cache=True, _nrt=False)
@@ -1300,6 +1323,8 @@ def _write_rows(S, row, hand_out, seat_out, win_out, pay_out):
         for i in range(6):
             seat_out[row, s, S_NET_WIN + i] = S[O_NET_REASON + s * 6 + i]
         seat_out[row, s, S_SCORE_BEFORE] = S[O_SCORE0 + s]
+        for q in range(5):
+            seat_out[row, s, S_ASKED + q] = S[O_ASKED + s * 5 + q]
 
 
 @nb.njit(cache=True, _nrt=False)

@@ -4,7 +4,9 @@ A strategy is a jitted function ``f(question, view, tab) -> answer`` with the si
 ``STRATEGY_SIG``. ``view`` is an int64 array of ``VIEW_LEN`` that the engine keeps up to date
 for one seat and that holds only what that seat may see (RULES.md); ``tab`` is the suit table
 array for ``simcore.evaluate``. A strategy must not write into the view except its scratch
-area ``V_SCRATCH .. V_SCRATCH + N_SCRATCH`` (kept across the questions of one hand).
+area ``V_SCRATCH .. V_SCRATCH + N_SCRATCH`` (kept across the questions of one hand) and,
+through ``rand_u64``, its stream counter ``V_RNG_COUNT``; nor into ``tab``. Check mode and
+``sichuan strategies --check`` enforce this.
 
 Questions and answers:
 
@@ -87,6 +89,20 @@ V_REVEALED = 208    # [seat*27 + t]: winners' revealed concealed tiles
 V_DISC_SEQ = 316    # the discard sequence: seat*32 + tile, V_N_DISCARDS entries (at most 128)
 N_DISC_SEQ = 128
 VIEW_LEN = 444
+
+
+
+def slot_name(i: int) -> str:
+    """The name of view slot i, for error messages: the V_* constant it falls under, with the
+    offset inside that field (``V_HAND+5``)."""
+    starts = sorted((v, k) for k, v in globals().items() if k.startswith("V_") and k != "V_ZEROED"
+                    and isinstance(v, int))
+    name, start = "?", 0
+    for v, k in starts:
+        if v <= i:
+            name, start = k, v
+    return name if i == start else f"{name}+{i - start}"
+
 
 M_PUNG, M_KONG_EXPOSED, M_KONG_ADDED, M_KONG_CONCEALED = (np.int64(i) for i in range(1, 5))
 MELD_NAMES = {1: "pung", 2: "kong_exposed", 3: "kong_added", 4: "kong_concealed"}
