@@ -1,0 +1,791 @@
+"""Benchmarks: the figures `make bench` measures, checked against the project's targets.
+
+    python -m simcore.bench                         # every section; BENCHMARKS.md gains an entry
+    python -m simcore.bench --only engine,strength  # some sections (the entry holds only those)
+    python -m simcore.bench --quick                 # smaller sizes, for a quick look
+
+Sections print their figures as they go (progress on stderr) and return a dict of figures:
+
+- ``evaluator``: ns per shanten and per win test in a jitted loop; warm table load;
+- ``engine``: engine-only hands/s (``run_batch``) on one core and on all cores;
+- ``strength``: the strategy ladder in duplicate against a field of greedy seats;
+- ``runs``: ``sichuan simulate`` end to end: throughput, peak memory, cold and warm start;
+- ``dask``: the local executor against Dask, and what one more chunk costs.
+
+Every run appends an entry to ``benchmarks/history.json`` (next to the output file), and the
+markdown file is regenerated from that history, newest entry first.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import json
+import math
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numba as nb
+import numpy as np
+
+from simcore.evaluate import is_win, regular_shanten, shanten
+
+ROOT = Path(__file__).resolve().parent.parent
+Z95 = 1.959963984540054
+PLAYS = ("random", "greedy", "efficient", "flush", "defensive")
+SEED = 1
+
+
+# -- figures ------------------------------------------------------------------------------
+
+
+def log(msg: str) -> None:
+    """Progress goes to stderr so stdout holds only the figures."""
+    print(msg, file=sys.stderr, flush=True)
+
+
+def at_most(bound: float, unit: str = ""):
+    return (f"≤ {bound:,g}{' ' + unit if unit else ''}", lambda v: v <= bound)
+
+
+def at_least(bound: float, unit: str = ""):
+    return (f"≥ {bound:,g}{' ' + unit if unit else ''}", lambda v: v >= bound)
+
+
+class Figures(dict):
+    """A section's figures by key; each is printed when it is added, so long sections show
+    their results as they come."""
+
+    def add(self, key: str, label: str, value, unit: str = "", digits: int = 0, target=None,
+            low=None, high=None, ok=None, note: str | None = None) -> dict:
+        text, check = target if target else (None, None)
+        if ok is None and check is not None and value is not None:
+            ok = bool(check(value))
+        fig = {"label": label, "value": value, "unit": unit, "digits": digits, "low": low, "high": high,
+               "target": text, "pass": ok, "note": note}
+        self[key] = fig
+        verdict = "" if ok is None else ("  [met]" if ok else "  [NOT MET]")
+        shown = f"  (target {text})" if text else ""
+        print(f"  {label}: {fmt_value(fig)}{shown}{verdict}{'  -- ' + note if note else ''}", flush=True)
+        return fig
+
+
+def fmt_number(v, digits: int) -> str:
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "n/a"
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    return f"{v:,.{digits}f}".replace("-", "−")
+
+
+def fmt_value(fig: dict) -> str:
+    text = fmt_number(fig["value"], fig["digits"])
+    if fig.get("unit") and fig["value"] is not None and not isinstance(fig["value"], bool):
+        text += f" {fig['unit']}"
+    if fig.get("low") is not None:
+        text += f" ({fmt_number(fig['low'], fig['digits'])} to {fmt_number(fig['high'], fig['digits'])})"
+    return text
+
+
+def mean_interval(x: np.ndarray) -> tuple[float, float, float]:
+    """Mean and normal 95% interval over the rows of x (the wall is the unit)."""
+    m = float(x.mean())
+    half = Z95 * float(x.std(ddof=1)) / math.sqrt(len(x))
+    return m, m - half, m + half
+
+
+@dataclass
+class Context:
+    """What sections share: the size switch, this run's results so far, the earlier history."""
+
+    quick: bool
+    results: dict = field(default_factory=dict)
+    history: list = field(default_factory=list)
+
+    def latest(self, section: str, key: str):
+        """This run's figure if measured, else the most recent recorded one (or None)."""
+        if key in self.results.get(section, {}):
+            return self.results[section][key]["value"]
+        for entry in reversed(self.history):
+            fig = entry["sections"].get(section, {}).get(key)
+            if fig and fig.get("value") is not None:
+                return fig["value"]
+        return None
+
+
+def all_threads() -> int:
+    return int(nb.config.NUMBA_NUM_THREADS)
+
+
+# -- evaluator ----------------------------------------------------------------------------
+
+
+@nb.njit(cache=True)
+def _random_hands(n, seed, two_suits):
+    """n random 14-tile hands from the 108 tiles, and a void for each. With two_suits the
+    hand's tiles come from the two suits other than its (random) void, so the win test does
+    its full work instead of stopping at a void tile; otherwise the void is the suit the hand
+    holds fewest of, as the default void policy picks."""
+    np.random.seed(seed)
+    hands = np.zeros((n, 27), np.int64)
+    voids = np.zeros(n, np.int64)
+    pool = np.zeros(108, np.int64)
+    for i in range(n):
+        v = np.random.randint(0, 3)
+        m = 0
+        for t in range(27):
+            if not two_suits or t // 9 != v:
+                for _ in range(4):
+                    pool[m] = t
+                    m += 1
+        for j in range(14):
+            r = j + np.random.randint(0, m - j)
+            pool[j], pool[r] = pool[r], pool[j]
+            hands[i, pool[j]] += 1
+        if not two_suits:
+            best = 99
+            for s in range(3):
+                c = 0
+                for t in range(s * 9, s * 9 + 9):
+                    c += hands[i, t]
+                if c < best:
+                    best = c
+                    v = s
+        voids[i] = v
+    return hands, voids
+
+
+# The loops are not cached: numba's cache would not notice a change in simcore.evaluate.
+@nb.njit
+def _shanten_loop(tab, hands, voids):
+    acc = 0
+    for i in range(hands.shape[0]):
+        acc += shanten(tab, hands[i], voids[i], 0)
+    return acc
+
+
+@nb.njit
+def _regular_loop(tab, hands, voids):
+    acc = 0
+    for i in range(hands.shape[0]):
+        acc += regular_shanten(tab, hands[i], voids[i], 0)
+    return acc
+
+
+@nb.njit
+def _win_loop(tab, hands, voids):
+    acc = 0
+    for i in range(hands.shape[0]):
+        acc += is_win(tab, hands[i], voids[i], 0)
+    return acc
+
+
+def _ns_per_call(loop, tab, hands, voids, reps: int = 5) -> float:
+    """Best of ``reps`` passes over the hands, after one pass that compiles and warms."""
+    loop(tab, hands, voids)
+    best = math.inf
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        loop(tab, hands, voids)
+        best = min(best, time.perf_counter() - t0)
+    return best / len(hands) * 1e9
+
+
+def _table_load_ms(reps: int = 9) -> float:
+    """Best warm load of the cached table file: the in-process memo is cleared before each
+    load, so what is timed is reading and checking the file (the OS has it cached)."""
+    from simcore import tables
+
+    tables.load_tables()
+    kept = tables._TAB
+    best = math.inf
+    try:
+        for _ in range(reps):
+            tables._TAB = None
+            t0 = time.perf_counter()
+            tables.load_tables()
+            best = min(best, time.perf_counter() - t0)
+    finally:
+        tables._TAB = kept
+    return best * 1e3
+
+
+def bench_evaluator(ctx: Context) -> Figures:
+    """The evaluator's cost per call on one core, in a jitted loop like the engine's."""
+    from simcore.tables import load_tables
+
+    nb.set_num_threads(1)
+    n = 200_000 if ctx.quick else 1_000_000
+    tab = load_tables()
+    figs = Figures()
+    log(f"evaluator: {n:,} random hands per set")
+    hands, voids = _random_hands(n, SEED, True)
+    figs.add("shanten_ns", "shanten, 14 tiles of two suits, void the third",
+             _ns_per_call(_shanten_loop, tab, hands, voids), "ns", 1, at_most(20, "ns"))
+    figs.add("regular_ns", "regular shanten alone (tables, no seven pairs), same hands",
+             _ns_per_call(_regular_loop, tab, hands, voids), "ns", 1)
+    figs.add("win_ns", "win test, same hands", _ns_per_call(_win_loop, tab, hands, voids), "ns", 1)
+    hands, voids = _random_hands(n, SEED + 1, False)
+    figs.add("shanten_dealt_ns", "shanten, 14 tiles of three suits, void the shortest",
+             _ns_per_call(_shanten_loop, tab, hands, voids), "ns", 1, at_most(20, "ns"))
+    figs.add("win_dealt_ns", "win test, same hands (void tiles end it early)",
+             _ns_per_call(_win_loop, tab, hands, voids), "ns", 1)
+    figs.add("table_load_ms", "suit tables, warm load from disk (best of 9)", _table_load_ms(), "ms", 2,
+             at_most(50, "ms"))
+    return figs
+
+
+# -- engine -------------------------------------------------------------------------------
+
+ENGINE_CASES = [("battle", p) for p in PLAYS] + [(r, p) for r in ("flow", "chengdu", "kawu")
+                                                 for p in ("greedy", "efficient")]
+ENGINE_TARGETS = {("battle", "greedy"): 100_000, ("battle", "efficient"): 40_000}
+BATCH_HANDS = 100_000
+
+
+def seat_fns(spec: str) -> tuple:
+    from strategies.registry import parse_seats, seat_functions
+
+    return seat_functions(parse_seats(spec))
+
+
+def hands_per_second(rules, fns, threads: int, min_seconds: float, tries: int = 2) -> tuple[float, int, int]:
+    """Engine-only throughput, the best of ``tries`` timings (another process can only slow a
+    timing down), with the batches re-played and played. Each timing plays whole batches of a
+    default chunk's hands, as the runner does (the size matters: a batch is re-played when
+    one of its hands outgrows the result slots), for at least ``min_seconds``. A first small
+    batch compiles and warms."""
+    from simcore.batch import PAY_CAP, WIN_CAP, run_batch
+
+    run_batch(rules, fns, SEED, 0, 2_000, threads=threads)
+    best, first, replayed, batches = 0.0, 0, 0, 0
+    for _ in range(tries):
+        done, spent = 0, 0.0
+        while spent < min_seconds:
+            t0 = time.perf_counter()
+            res = run_batch(rules, fns, SEED, first, BATCH_HANDS, threads=threads)
+            spent += time.perf_counter() - t0
+            done += BATCH_HANDS
+            first += BATCH_HANDS
+            batches += 1
+            replayed += res.win.shape[1] > WIN_CAP[rules.variant] or res.pay.shape[1] > PAY_CAP[rules.variant]
+        best = max(best, done / spent)
+    return best, replayed, batches
+
+
+def bench_engine(ctx: Context) -> Figures:
+    """Hands/s of the jitted engine alone (no Parquet, no processes), per play and preset."""
+    from simcore.rules import preset
+
+    min_seconds = 0.5 if ctx.quick else 2.0
+    figs = Figures()
+    for threads, where in ((1, "1core"), (all_threads(), "all")):
+        for rules_name, play in ENGINE_CASES:
+            log(f"engine: {play} under {rules_name}, {threads} thread(s)")
+            rate, replayed, batches = hands_per_second(preset(rules_name), seat_fns(play), threads, min_seconds)
+            bound = ENGINE_TARGETS.get((rules_name, play)) if threads == 1 else None
+            label = f"{play}, {rules_name}, {'1 core' if threads == 1 else f'{threads} cores'}"
+            note = f"{replayed} of {batches} batches re-played: a hand outgrew the result slots" if replayed else None
+            figs.add(f"{rules_name}_{play}_{where}", label, rate, "hands/s", 0,
+                     at_least(bound, "hands/s") if bound else None, note=note)
+    return figs
+
+
+# -- strength -----------------------------------------------------------------------------
+
+
+@dataclass
+class ArmRuns:
+    """One arm's four rotations on the same walls: per wall, what each rotation gave."""
+
+    nets: np.ndarray        # (walls, 4): the arm's net at seat r in rotation r
+    own_wins: np.ndarray    # (walls, 4): the arm seat's wins
+    wins: np.ndarray        # (walls, 4): wins in the hand, whole table
+    exhausted: np.ndarray   # (walls, 4): the wall ran out
+
+
+def _rotation(res, r: int) -> tuple:
+    from simcore import engine as E
+
+    return (res.seat[:, r, E.S_NET].astype(np.int64), res.seat[:, r, E.S_WINS].astype(np.int64),
+            res.hand[:, E.H_N_WINS].astype(np.int64), res.hand[:, E.H_END_REASON] == E.END_WALL_EXHAUSTED)
+
+
+def play_arm(play: str, walls: int) -> ArmRuns:
+    """The arm at seat r and greedy at the other three, for r = 0..3, on walls 0..walls-1."""
+    from simcore.batch import run_batch
+    from simcore.rules import preset
+
+    cols, last, res = [], None, None
+    for r in range(4):
+        seats = ["greedy"] * 4
+        seats[r] = play
+        spec = ",".join(seats)
+        if spec != last:  # greedy against itself: the four rotations are one run
+            res = run_batch(preset("battle"), seat_fns(spec), SEED, 0, walls, threads=all_threads())
+            last = spec
+        cols.append(_rotation(res, r))
+    return ArmRuns(*(np.column_stack(c) for c in zip(*cols)))
+
+
+def bench_strength(ctx: Context) -> Figures:
+    """The ladder in duplicate: each play 1 vs 3 against greedy, all four seats, same walls."""
+    walls = 4_000 if ctx.quick else 60_000
+    figs = Figures()
+    scores = {}
+    for play in PLAYS:
+        log(f"strength: {play} vs a greedy field, {walls:,} walls x 4 rotations")
+        arm = play_arm(play, walls)
+        s = arm.nets.mean(axis=1)
+        scores[play] = s
+        m, lo, hi = mean_interval(s)
+        if play == "greedy":
+            figs.add("score_greedy", "greedy vs itself: score (must be exactly 0)", float(np.abs(s).max()), "", 3,
+                     ("exactly 0", lambda v: v == 0), note="largest absolute score over walls")
+        else:
+            target = {"random": ("interval < 0", lambda _: hi < 0),
+                      "efficient": ("interval > 0", lambda _: lo > 0)}.get(play)
+            figs.add(f"score_{play}", f"{play}: score, net per hand vs greedy field", m, "", 3, target, lo, hi)
+        figs.add(f"wins_{play}", f"{play}: wins per hand (whole table)", float(arm.wins.mean()), "", 3)
+        figs.add(f"own_wins_{play}", f"{play}: its own seat's wins per hand", float(arm.own_wins.mean()), "", 3)
+        figs.add(f"exhausted_{play}", f"{play}: hands ending with the wall exhausted",
+                 float(arm.exhausted.mean()) * 100, "%", 1)
+    m, lo, hi = mean_interval(scores["defensive"] - scores["efficient"])
+    figs.add("defensive_minus_efficient", "defensive − efficient, paired on the walls", m, "", 3,
+             ("low end > −0.05", lambda _: lo > -0.05), lo, hi)
+    return figs
+
+
+# -- runs (the CLI end to end) --------------------------------------------------------------
+
+
+@dataclass
+class CliRun:
+    seconds: float
+    tree_rss: int | None      # bytes: peak of the RSS summed over the process tree
+    largest_rss: int | None   # bytes: peak RSS of its largest single process
+
+
+def _rss_by_process(pid: int) -> list[int]:
+    import psutil
+
+    try:
+        root = psutil.Process(pid)
+        procs = [root] + root.children(recursive=True)
+    except psutil.NoSuchProcess:
+        return []
+    sizes = []
+    for p in procs:
+        try:
+            sizes.append(p.memory_info().rss)
+        except psutil.NoSuchProcess:
+            pass
+    return sizes
+
+
+def _sample_memory(proc: subprocess.Popen, peaks: list) -> None:
+    """Every 0.1 s until the process ends: peaks = [largest tree sum, largest one process]."""
+    while proc.poll() is None:
+        sizes = _rss_by_process(proc.pid)
+        if sizes:
+            peaks[0] = max(peaks[0], sum(sizes))
+            peaks[1] = max(peaks[1], max(sizes))
+        time.sleep(0.1)
+
+
+def run_cli(args: list[str], env: dict | None = None) -> CliRun:
+    """Run ``sichuan ARGS``, timing the whole command. Memory is sampled with psutil: the
+    tree's summed RSS (worker processes included; pages they share are counted in each, so
+    it errs high) and its largest process (what ``/usr/bin/time -v`` would report)."""
+    exe = str(Path(sys.executable).with_name("sichuan"))
+    peaks = [0, 0]
+    t0 = time.perf_counter()
+    proc = subprocess.Popen([exe, *args], env={**os.environ, **(env or {})}, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        import psutil  # noqa: F401
+        sampler = threading.Thread(target=_sample_memory, args=(proc, peaks), daemon=True)
+        sampler.start()
+    except ImportError:
+        sampler = None
+    _, err = proc.communicate()
+    seconds = time.perf_counter() - t0
+    if sampler:
+        sampler.join()
+    if proc.returncode != 0:
+        tail = " | ".join(err.strip().splitlines()[-3:])
+        raise RuntimeError(f"sichuan {' '.join(args)} failed ({proc.returncode}): {tail}")
+    return CliRun(seconds, peaks[0] or None, peaks[1] or None)
+
+
+def _mb(size: int | None) -> float | None:
+    return size / 2**20 if size else None
+
+
+class TempDirs:
+    """Fresh temporary directories, all removed on exit (outputs of 10M hands are large)."""
+
+    def __enter__(self):
+        self.root = Path(tempfile.mkdtemp(prefix="sichuan-bench-"))
+        self.n = 0
+        return self
+
+    def new(self) -> str:
+        self.n += 1
+        return str(self.root / f"d{self.n}")
+
+    def __exit__(self, *exc):
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
+def warm_caches(tmp: "TempDirs") -> None:
+    """One untimed small run per seat spec used, so no timing pays for compiling (a changed
+    source invalidates numba's on-disk cache) or building the tables."""
+    for seats in ("greedy", "efficient"):
+        run_cli(simulate_args(tmp.new(), 1000, "--seats", seats))
+
+
+def simulate_args(out: str, hands: int, *extra: str) -> list[str]:
+    return ["simulate", "--hands", str(hands), "--out", out, "--quiet", *extra]
+
+
+def _big_run(ctx: Context, figs: Figures, tmp: TempDirs) -> None:
+    big, small = (1_000_000, 200_000) if ctx.quick else (10_000_000, 1_000_000)
+    limit = 90 * big / 10_000_000
+    log(f"runs: sichuan simulate --hands {big:,} --seats greedy")
+    out = tmp.new()
+    r = run_cli(simulate_args(out, big, "--seats", "greedy"))
+    rate = big / r.seconds
+    figs.add("big_seconds", f"simulate {big:,} greedy hands: wall time", r.seconds, "s", 1, at_most(limit, "s"))
+    figs.add("big_rate", f"simulate {big:,} greedy hands: throughput", rate, "hands/s", 0)
+    own = json.loads((Path(out) / "run.json").read_text())["timings"]["last_session_hands_per_second"]
+    figs.add("big_rate_runner", "the same by the run's own clock (run.json: no interpreter start-up)", own,
+             "hands/s", 0)
+    engine = ctx.latest("engine", "battle_greedy_all")
+    if engine:
+        figs.add("big_vs_engine", "throughput / engine-only greedy on all cores", rate / engine * 100, "%", 1,
+                 at_least(80, "%"))
+    else:
+        log("runs: no engine-only figure yet (run the engine section) -- ratio skipped")
+    _memory_figures(figs, "big", big, r)
+    log(f"runs: sichuan simulate --hands {small:,} --seats greedy")
+    _memory_figures(figs, "small", small, run_cli(simulate_args(tmp.new(), small, "--seats", "greedy")))
+
+
+def _memory_figures(figs: Figures, key: str, hands: int, r: CliRun) -> None:
+    figs.add(f"{key}_peak_mb", f"simulate {hands:,}: peak memory, process tree (summed RSS)", _mb(r.tree_rss),
+             "MB", 0, at_most(1536, "MB"))
+    figs.add(f"{key}_largest_mb", f"simulate {hands:,}: peak memory, largest process", _mb(r.largest_rss), "MB", 0)
+
+
+def _cold_start(figs: Figures, tmp: TempDirs) -> None:
+    """A first run after a fresh install: numba's cache and the suit tables' cache both in
+    new empty directories, so everything compiles and the tables are built."""
+    numba_cache, tables_cache = tmp.new(), tmp.new()
+    log("runs: cold start (empty NUMBA_CACHE_DIR and SICHUAN_CACHE), simulate --hands 1000")
+    r = run_cli(simulate_args(tmp.new(), 1000), env={"NUMBA_CACHE_DIR": numba_cache, "SICHUAN_CACHE": tables_cache})
+    written = sum(1 for p in Path(numba_cache).rglob("*.nbi"))
+    figs.add("cold_seconds", "first run after install (compile from empty caches), 1,000 hands", r.seconds, "s", 1,
+             at_most(60, "s"))
+    figs.add("cold_cache_entries", "functions compiled into the empty numba cache", written, "", 0,
+             ("> 0 (the run was cold)", lambda v: v > 0))
+
+
+def _warm_start(figs: Figures, tmp: TempDirs) -> None:
+    log("runs: warm simulate --hands 1000, 3 times")
+    times = [run_cli(simulate_args(tmp.new(), 1000)).seconds for _ in range(3)]
+    figs.add("warm_seconds", "warm run, 1,000 hands, whole command (median of 3)", statistics.median(times), "s", 2,
+             at_most(3, "s"))
+
+
+def bench_runs(ctx: Context) -> Figures:
+    """``sichuan simulate`` as a user runs it: throughput, memory, cold and warm start."""
+    figs = Figures()
+    with TempDirs() as tmp:
+        warm_caches(tmp)
+        _warm_start(figs, tmp)
+        _big_run(ctx, figs, tmp)
+        _cold_start(figs, tmp)
+    return figs
+
+
+# -- dask ---------------------------------------------------------------------------------
+
+
+def _best_seconds(tmp: TempDirs, hands: int, chunk: int, kind: str, tries: int = 2) -> float:
+    """Best wall time of ``tries`` identical runs (other processes only ever slow one down)."""
+    args = ["--seats", "greedy", "--chunk-hands", str(chunk), "--executor", kind]
+    return min(run_cli(simulate_args(tmp.new(), hands, *args)).seconds for _ in range(tries))
+
+
+def bench_dask(ctx: Context) -> Figures:
+    """The local executor against a Dask LocalCluster on the same greedy hands, and the wall
+    time one more chunk adds: (t_small_chunks - t_default_chunks) / (extra chunks). Fixed
+    costs (start-up, the cluster) cancel in the difference."""
+    from simcore.runner import DEFAULT_CHUNK_HANDS as large
+
+    hands = 400_000 if ctx.quick else 2_000_000
+    small = hands // 200
+    extra = hands // small - hands // large
+    figs = Figures()
+    with TempDirs() as tmp:
+        warm_caches(tmp)
+        for kind in ("local", "dask"):
+            log(f"dask: {kind} executor, {hands:,} greedy hands in chunks of {large:,}, then of {small:,}")
+            t_large = _best_seconds(tmp, hands, large, kind)
+            t_small = _best_seconds(tmp, hands, small, kind)
+            figs.add(f"{kind}_rate", f"{kind}: {hands:,} greedy hands, chunks of {large:,} (best of 2)",
+                     hands / t_large, "hands/s", 0)
+            per_chunk = (t_small - t_large) / extra
+            note = "below resolution: small chunks save about as much per hand" if per_chunk <= 0 else None
+            figs.add(f"{kind}_chunk_ms", f"{kind}: wall time per extra chunk ({small:,} vs {large:,} hands a chunk)",
+                     per_chunk * 1e3, "ms", 1, note=note)
+        figs.add("dask_vs_local", "dask / local throughput", figs["dask_rate"]["value"] / figs["local_rate"]["value"]
+                 * 100, "%", 1)
+    return figs
+
+
+SECTIONS = {"evaluator": bench_evaluator, "engine": bench_engine, "strength": bench_strength,
+            "runs": bench_runs, "dask": bench_dask}
+
+
+# -- other processes ---------------------------------------------------------------------
+
+
+def _busy_seconds() -> float:
+    """CPU seconds the whole machine has spent busy since boot (all processes)."""
+    vals = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:9]]
+    return (sum(vals) - vals[3] - vals[4]) / os.sysconf("SC_CLK_TCK")
+
+
+def _own_seconds() -> float:
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
+
+
+class OtherLoad:
+    """Cores used by processes other than this one and its finished children, over a span:
+    on a shared machine this says whether the timings in that span were disturbed."""
+
+    def __enter__(self):
+        self.t, self.busy, self.own = time.perf_counter(), _busy_seconds(), _own_seconds()
+        return self
+
+    def cores(self) -> float:
+        busy, own = _busy_seconds() - self.busy, _own_seconds() - self.own
+        return max(0.0, busy - own) / max(time.perf_counter() - self.t, 1e-9)
+
+    def __exit__(self, *exc):
+        pass
+
+
+def wait_quiet(max_wait: float = 300.0, threshold: float = 0.1) -> None:
+    """Wait (up to max_wait s) until other processes leave the cores alone for 2 s."""
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < max_wait:
+        with OtherLoad() as load:
+            time.sleep(2)
+        if load.cores() < threshold:
+            return
+        log(f"  other processes use {load.cores():.2f} cores; waiting for a quiet machine")
+    log("  machine still busy; measuring anyway")
+
+
+# -- history and markdown ----------------------------------------------------------------
+
+
+def _sh(*cmd: str) -> str:
+    try:
+        return subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=30).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return ""
+
+
+def git_commit() -> str:
+    """Short commit, marked when the measured code differs from it (someone's edits)."""
+    commit = _sh("git", "rev-parse", "--short", "HEAD") or "unknown"
+    dirty = _sh("git", "status", "--porcelain", "--untracked-files=no", "--", "simcore", "strategies",
+                "experiments", "pyproject.toml", ":(exclude)simcore/bench.py")
+    return commit + (" (modified)" if dirty else "")
+
+
+def machine() -> dict:
+    from simcore import __version__
+
+    cpu = next((line.split(":", 1)[1].strip() for line in _sh("lscpu").splitlines()
+                if line.startswith("Model name")), platform.processor() or "unknown")
+    ram_kb = next((int(line.split()[1]) for line in Path("/proc/meminfo").read_text().splitlines()
+                   if line.startswith("MemTotal")), 0) if Path("/proc/meminfo").exists() else 0
+    return {"cpu": cpu, "cores": len(os.sched_getaffinity(0)), "ram_gb": round(ram_kb / 2**20, 1),
+            "python": platform.python_version(), "numba": nb.__version__, "package": __version__}
+
+
+def load_history(path: Path) -> list:
+    if not path.exists():
+        return []
+    return json.loads(path.read_text())["entries"]
+
+
+def save_history(path: Path, entries: list) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(json.dumps({"entries": entries}, indent=1, ensure_ascii=False) + "\n")
+    os.replace(tmp, path)
+
+
+INTRO = """# Benchmarks
+
+`make bench` (that is, `.venv/bin/python -m simcore.bench`) measures the simulator and records
+the figures here, newest run first, against the project's targets. One section alone:
+`.venv/bin/python -m simcore.bench --only engine` (sections: `evaluator`, `engine`, `strength`,
+`runs`, `dask`; `--quick` for smaller sizes; `--help`). Each run appends an entry to
+`benchmarks/history.json`, from which this file is regenerated; "previous" is the most recent
+earlier entry of the same size (full or quick) that has the figure.
+
+- **evaluator**: ns per call of `simcore.evaluate.shanten` (regular and seven pairs; what
+  `simcore.hand.shanten` reduces to without melds), its table-only part `regular_shanten`, and
+  `is_win`, in a jitted loop over 1M pre-generated random 14-tile hands with no melds, one core,
+  best of 5 passes. Two hand sets: tiles of two suits with the third void (the win test does all
+  its work), and tiles of all three suits with the shortest suit void. Then the warm load of the
+  cached suit tables (`simcore.tables.load_tables`, its in-process memo cleared), best of 9.
+- **engine**: hands/s of `simcore.batch.run_batch` alone (no Parquet, no worker processes) after
+  a warm-up: whole batches of 100,000 hands (the default chunk) for at least 2 s, best of two
+  such timings, on one numba thread and on all.
+- **strength**: each play 1 vs 3 against three greedy seats, rotated through the four seats, on the
+  same 60,000 walls of battle (hands 0..59,999, seed 1). Score: the arm's net per hand averaged over
+  the four rotations of a wall; 95% normal intervals over walls. Wins per hand count every win in
+  the hand, whole table, over the arm's four runs.
+- **runs**: `sichuan simulate --quiet` (no summary) in a subprocess after an untimed warm-up run;
+  wall time of the whole command. Memory is sampled every 0.1 s with psutil: the summed RSS of the
+  process tree (main process and workers; shared pages count in each, so it errs high) and the
+  largest single process. The cold run points `NUMBA_CACHE_DIR` and `SICHUAN_CACHE` at empty
+  directories, so everything compiles and the tables are built.
+- **dask**: the same greedy hands through the local executor and `--executor dask` (a LocalCluster
+  of one single-threaded worker per core), best of two runs each; the wall time one more chunk
+  adds, from 200 small chunks against the default 100,000-hand chunks (fixed costs cancel).
+
+The machine may be shared: each section first waits (up to 5 minutes) until other processes
+leave the cores alone, and reports the CPU other processes used while it ran; above 0.1 cores
+its timings are likely low.
+"""
+
+
+def _previous(entries: list, i: int, section: str, key: str) -> dict | None:
+    quick = entries[i]["quick"]
+    for entry in reversed(entries[:i]):
+        fig = entry["sections"].get(section, {}).get(key)
+        if fig is not None and entry["quick"] == quick:
+            return fig
+    return None
+
+
+def _prev_text(fig: dict, prev: dict | None) -> str:
+    if prev is None:
+        return ""
+    text = fmt_value(prev)
+    v, p = fig["value"], prev["value"]
+    if isinstance(v, (int, float)) and isinstance(p, (int, float)) and not isinstance(v, bool) and p:
+        text += f" ({(v - p) / abs(p) * 100:+.0f}%)".replace("-", "−")
+    return text
+
+
+def _duration(seconds: float) -> str:
+    return f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.1f} minutes"
+
+
+def entry_markdown(entries: list, i: int) -> str:
+    e = entries[i]
+    m = e["machine"]
+    lines = [f"## {e['date']} — {e['commit']}", "",
+             f"`{e['command']}`{' (quick)' if e['quick'] else ''}, {_duration(e['seconds'])}. "
+             f"{m['cpu']}, {m['cores']} cores, {m['ram_gb']} GB RAM; Python {m['python']}, numba {m['numba']}, "
+             f"sichuan-sim {m['package']}.", ""]
+    lines += [f"- {note}" for note in e.get("notes", [])] + ([""] if e.get("notes") else [])
+    for section, figs in e["sections"].items():
+        lines += [f"### {section}", "", "| figure | value | target | met | previous |", "|---|---|---|---|---|"]
+        for key, fig in figs.items():
+            met = "" if fig["pass"] is None else ("yes" if fig["pass"] else "**no**")
+            label = (fig["label"] + (f" ({fig['note']})" if fig.get("note") else "")).replace("|", "\\|")
+            lines.append(f"| {label} | {fmt_value(fig)} | {fig['target'] or ''} | {met} | "
+                         f"{_prev_text(fig, _previous(entries, i, section, key))} |")
+        lines.append("")
+    for section, err in e.get("errors", {}).items():
+        lines += [f"### {section}", "", f"Failed: `{err}`", ""]
+    return "\n".join(lines)
+
+
+def render(entries: list) -> str:
+    parts = [INTRO] + [entry_markdown(entries, i) for i in reversed(range(len(entries)))]
+    return "\n".join(parts).rstrip() + "\n"
+
+
+# -- command line ---------------------------------------------------------------------------
+
+
+def parse_args(argv=None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="python -m simcore.bench", description=__doc__.split("\n\n")[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter,
+                                epilog="sections: " + ", ".join(SECTIONS))
+    p.add_argument("--only", metavar="SECTION[,SECTION...]", help="run only these sections")
+    p.add_argument("--quick", action="store_true", help="smaller sizes (4,000 walls, 1M-hand run, ...)")
+    p.add_argument("--no-wait", action="store_true", help="do not wait for other processes to go quiet first")
+    p.add_argument("--note", action="append", default=[], help="a remark to keep with the entry (repeatable)")
+    p.add_argument("--render-only", action="store_true", help="only regenerate the markdown from the history")
+    p.add_argument("--out", default=str(ROOT / "BENCHMARKS.md"), help="markdown file to update [BENCHMARKS.md]")
+    args = p.parse_args(argv)
+    names = [s.strip() for s in args.only.split(",")] if args.only else list(SECTIONS)
+    unknown = [s for s in names if s not in SECTIONS]
+    if unknown:
+        p.error(f"unknown section(s) {', '.join(unknown)}; choose from {', '.join(SECTIONS)}")
+    args.sections = names
+    return args
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    out = Path(args.out)
+    hist_path = out.resolve().parent / "benchmarks" / "history.json"
+    ctx = Context(quick=args.quick, history=load_history(hist_path))
+    if args.render_only:
+        out.write_text(render(ctx.history))
+        return 0
+    started = _dt.datetime.now(_dt.timezone.utc)
+    t0 = time.perf_counter()
+    errors = {}
+    for name in args.sections:
+        print(f"{name}:", flush=True)
+        s0 = time.perf_counter()
+        if not args.no_wait:
+            wait_quiet()
+        try:
+            with OtherLoad() as load:
+                figs = SECTIONS[name](ctx)
+            figs.add("other_load", "CPU used by other processes meanwhile", load.cores(), "cores", 2,
+                     ("≤ 0.10 (else disturbed)", lambda v: v <= 0.10))
+            ctx.results[name] = dict(figs)
+        except Exception as exc:  # one broken section should not lose the others' figures
+            errors[name] = f"{type(exc).__name__}: {str(exc).strip().splitlines()[0] if str(exc).strip() else ''}"
+            log(f"{name} failed: {errors[name]}")
+        log(f"{name}: {time.perf_counter() - s0:.0f} s")
+    entry = {"date": started.strftime("%Y-%m-%d %H:%M UTC"), "commit": git_commit(),
+             "command": " ".join(["python -m simcore.bench", *(argv if argv is not None else sys.argv[1:])]),
+             "quick": args.quick, "seconds": round(time.perf_counter() - t0, 1), "machine": machine(),
+             "sections": ctx.results, "errors": errors, "notes": args.note}
+    entries = ctx.history + [entry]
+    save_history(hist_path, entries)
+    out.write_text(render(entries))
+    log(f"wrote {out} and {hist_path} ({entry['seconds']:.0f} s)")
+    return 1 if errors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
