@@ -1,8 +1,8 @@
 """Python side of the batch kernel: validate, allocate outputs, run, raise clear errors.
 
 The kernel writes wins and payments into fixed-capacity slots per hand; a hand that needs
-more (a long blood-flow hand) is detected and its batch re-run with enough room, so no
-result is ever truncated.
+more (a long blood-flow hand) is detected and replayed alone with enough room, so no result is
+ever truncated.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from .tables import load_tables
 from .tiles import tile_text
 from .view import N_SCRATCH, QUESTION_NAMES, V_SCRATCH, slot_name
 
+ONE = np.int64(1)
 WIN_CAP = {"battle": 4, "flow": 24}
 PAY_CAP = {"battle": 48, "flow": 96}
 
@@ -52,6 +53,15 @@ def _alloc(rows: int, win_cap: int, pay_cap: int):
             np.zeros((rows, 4, E.N_SEAT_FIELDS), np.int32),
             np.zeros((rows, win_cap, E.N_WIN_FIELDS), np.int32),
             np.zeros((rows, pay_cap, E.N_PAY_FIELDS), np.int32))
+
+
+def _widen(a: np.ndarray, cap: int) -> np.ndarray:
+    """``a`` with its slot axis (1) grown to ``cap``; the new slots are zero."""
+    if a.shape[1] >= cap:
+        return a
+    out = np.zeros((a.shape[0], cap, a.shape[2]), a.dtype)
+    out[:, :a.shape[1]] = a
+    return out
 
 
 def describe_error(hand_row, g: int, seat_names, trace_hint: str) -> str:
@@ -112,16 +122,24 @@ def run_batch(rules: RuleSet, fns: tuple, seed: int, first: int, n_items: int, m
     rows = n_items * hpm
     win_cap = WIN_CAP[rules.variant]
     pay_cap = PAY_CAP[rules.variant]
-    while True:
-        hand, seat, win, pay = _alloc(rows, win_cap, pay_cap)
-        E.play_batch(tab, R, fns, np.int64(seed), np.int64(first), np.int64(n_items), bool(match_mode),
-                     bool(check), hand, seat, win, pay)
-        need_w = int(hand[:, E.H_N_WINS].max())
-        need_p = int(hand[:, E.H_N_PAYMENTS].max())
-        if need_w <= win_cap and need_p <= pay_cap:
-            break
-        win_cap = max(win_cap, need_w)
-        pay_cap = max(pay_cap, need_p)
+    hand, seat, win, pay = _alloc(rows, win_cap, pay_cap)
+    E.play_batch(tab, R, fns, np.int64(seed), np.int64(first), np.int64(n_items), bool(match_mode),
+                 bool(check), hand, seat, win, pay)
+    over = np.flatnonzero((hand[:, E.H_N_WINS] > win_cap) | (hand[:, E.H_N_PAYMENTS] > pay_cap))
+    if over.size:
+        # A few long blood-flow hands outgrew their slots: widen the win and payment arrays and
+        # replay only those hands' items (a hand depends only on seed and index, so the replay
+        # is the same hand), rather than the whole batch.
+        win_cap = max(win_cap, int(hand[:, E.H_N_WINS].max()))
+        pay_cap = max(pay_cap, int(hand[:, E.H_N_PAYMENTS].max()))
+        win = _widen(win, win_cap)
+        pay = _widen(pay, pay_cap)
+        for item in np.unique(over // hpm):
+            rows_of = slice(item * hpm, (item + 1) * hpm)
+            h, s, w, p = _alloc(hpm, win_cap, pay_cap)
+            E.play_batch(tab, R, fns, np.int64(seed), np.int64(first + item), ONE, bool(match_mode),
+                         bool(check), h, s, w, p)
+            hand[rows_of], seat[rows_of], win[rows_of], pay[rows_of] = h, s, w, p
     if match_mode:
         hands = np.concatenate([np.arange(m * hpm, m * hpm + hpm) for m in range(first, first + n_items)])
     else:

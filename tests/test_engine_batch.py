@@ -96,3 +96,24 @@ def test_a_hand_replays_alone_with_the_same_wall():
     assert a.events[1]["wall"] == b.events[1]["wall"]
     c = trace_hand(preset("battle"), _fns("greedy"), ["greedy"] * 4, 6, 1234)
     assert a.events[1]["wall"] != c.events[1]["wall"]
+
+
+@pytest.mark.parametrize("name, match_mode", [("flow", False), ("flow", True), ("battle", False)])
+def test_hands_that_outgrow_their_slots_are_replayed_to_the_same_result(name, match_mode, monkeypatch):
+    """With tiny win and payment slots most hands overflow and are replayed alone with wider
+    ones; the result equals a batch whose slots were wide enough from the start."""
+    import simcore.batch as B
+
+    rules, fns = preset(name), _fns(MIXED)
+    monkeypatch.setitem(B.WIN_CAP, rules.variant, 64)
+    monkeypatch.setitem(B.PAY_CAP, rules.variant, 256)
+    wide = run_batch(rules, fns, 9, 3, 40, match_mode=match_mode)
+    monkeypatch.setitem(B.WIN_CAP, rules.variant, 1)
+    monkeypatch.setitem(B.PAY_CAP, rules.variant, 3)
+    tight = run_batch(rules, fns, 9, 3, 40, match_mode=match_mode)
+    assert (wide.hand[:, E.H_N_WINS] > 1).any(), "some hands overflowed"
+    assert np.array_equal(wide.hand, tight.hand) and np.array_equal(wide.seat, tight.seat)
+    for i in range(wide.hand.shape[0]):
+        n_w, n_p = wide.hand[i, E.H_N_WINS], wide.hand[i, E.H_N_PAYMENTS]
+        assert np.array_equal(wide.win[i, :n_w], tight.win[i, :n_w])
+        assert np.array_equal(wide.pay[i, :n_p], tight.pay[i, :n_p])
