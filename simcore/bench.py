@@ -272,9 +272,9 @@ def seat_fns(spec: str) -> tuple:
 
 def hands_per_second(rules, fns, threads: int, min_seconds: float, tries: int = 2) -> tuple[float, int, int]:
     """Engine-only throughput, the best of ``tries`` timings (another process can only slow a
-    timing down), with the batches re-played and played. Each timing plays whole batches of a
-    default chunk's hands, as the runner does (the size matters: a batch is re-played when
-    one of its hands outgrows the result slots), for at least ``min_seconds``. A first small
+    timing down), with the count of batches that had a hand replayed, and of batches played.
+    Each timing plays whole batches of a default chunk's hands, as the runner does (a hand that
+    outgrows the result slots is replayed alone), for at least ``min_seconds``. A first small
     batch compiles and warms."""
     from simcore.batch import PAY_CAP, WIN_CAP, run_batch
 
@@ -306,7 +306,7 @@ def bench_engine(ctx: Context) -> Figures:
             rate, replayed, batches = hands_per_second(preset(rules_name), seat_fns(play), threads, min_seconds)
             bound = ENGINE_TARGETS.get((rules_name, play)) if threads == 1 else None
             label = f"{play}, {rules_name}, {'1 core' if threads == 1 else f'{threads} cores'}"
-            note = f"{replayed} of {batches} batches re-played: a hand outgrew the result slots" if replayed else None
+            note = f"{replayed} of {batches} batches had a hand that outgrew the result slots, replayed alone" if replayed else None
             figs.add(f"{rules_name}_{play}_{where}", label, rate, "hands/s", 0,
                      at_least(bound, "hands/s") if bound else None, note=note)
     return figs
