@@ -9,18 +9,20 @@ column; the README's table is generated from it.
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 import re
 from pathlib import Path
 
+import numba as nb
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from . import engine as E
 from .batch import BatchResult
-from .evaluate import PATTERNS
+from .evaluate import N_PATTERNS, PATTERNS
 from .tiles import SUITS, tile_text
 
 SCHEMA_VERSION = 1
@@ -32,16 +34,130 @@ META_KEY = b"sichuan_run"
 TILE_TEXTS = [tile_text(t) for t in range(27)]
 
 
-def _dict(values: np.ndarray, labels) -> pa.DictionaryArray:
-    """Codes (-1 for null) -> a dictionary-encoded string array over ``labels``."""
-    codes = np.asarray(values, np.int32)
-    mask = codes < 0
-    return pa.DictionaryArray.from_arrays(pa.array(np.where(mask, 0, codes), pa.int8(), mask=mask),
-                                          pa.array(list(labels), pa.string()))
+def _bits(flags: np.ndarray) -> pa.Buffer:
+    """A bool array as an Arrow bitmap (LSB first)."""
+    return pa.py_buffer(np.packbits(flags, bitorder="little"))
 
 
-def _nullable(values, dtype, null_mask) -> pa.Array:
-    return pa.array(np.asarray(values).astype(dtype), mask=null_mask)
+def _array(values: np.ndarray, null: np.ndarray | None = None) -> pa.Array:
+    """A contiguous numpy column as an Arrow array over the same memory (bools packed), null
+    where ``null``. Building the buffers here is several times faster than ``pa.array(values,
+    mask=...)``."""
+    validity, nulls = None, 0
+    if null is not None:
+        nulls = int(np.count_nonzero(null))
+        validity = _bits(~null) if nulls else None
+    data = _bits(values) if values.dtype == np.bool_ else pa.py_buffer(np.ascontiguousarray(values))
+    return pa.Array.from_buffers(pa.from_numpy_dtype(values.dtype), len(values), [validity, data], null_count=nulls)
+
+
+def _dict(codes: np.ndarray, labels, null: np.ndarray | None = None) -> pa.DictionaryArray:
+    """int8 codes -> a dictionary-encoded string array over ``labels``; null where ``null``
+    (by default where a code is negative)."""
+    if null is None:
+        null = codes < 0
+    if null.any():
+        codes = np.where(null, np.int8(0), codes)
+    return pa.DictionaryArray.from_arrays(_array(codes, null), pa.array(list(labels), pa.string()))
+
+
+# The kernels below read the engine's (rows, ..., fields) int32 outputs once, row by row, and
+# write each field into a contiguous column of its final type (rows of arrays the caller
+# allocates): no transposed copies, no casting copies, one pass over the engine's memory.
+
+
+@nb.njit(cache=True, nogil=True)
+def _hand_columns(h, o8, turns):
+    """dealer, exchange direction, end reason, tiles left, winners, next dealer (int8); turns."""
+    for i in range(h.shape[0]):
+        o8[0, i] = h[i, E.H_DEALER]
+        o8[1, i] = h[i, E.H_EXCHANGE_DIR]
+        o8[2, i] = h[i, E.H_END_REASON]
+        o8[3, i] = h[i, E.H_TILES_LEFT]
+        o8[4, i] = h[i, E.H_WINNERS]
+        o8[5, i] = h[i, E.H_NEXT_DEALER]
+        turns[i] = h[i, E.H_TURNS]
+
+
+_SEAT_NETS = (E.S_NET_WIN, E.S_NET_KONG, E.S_NET_PIG, E.S_NET_NOT_READY, E.S_NET_REFUND, E.S_NET_LIABILITY,
+              E.S_SCORE_BEFORE)
+
+
+@nb.njit(cache=True, nogil=True)
+def _seat_columns(seat, o8, o16, o32):
+    """Seat rows (hand, seat) in order: void, win kind, pig, ready, kongs (int8); wins, win
+    order, fan (int16); net, base, then the _SEAT_NETS fields (int32)."""
+    n = seat.shape[0] * 4
+    s = seat.reshape(n, seat.shape[2])
+    for i in range(n):
+        o8[0, i] = s[i, E.S_VOID]
+        o8[1, i] = s[i, E.S_WIN_KIND]
+        o8[2, i] = s[i, E.S_PIG]
+        o8[3, i] = s[i, E.S_READY]
+        o8[4, i] = s[i, E.S_KONGS]
+        o16[0, i] = s[i, E.S_WINS]
+        o16[1, i] = s[i, E.S_WIN_ORDER]
+        o16[2, i] = s[i, E.S_FAN]
+        o32[0, i] = s[i, E.S_NET]
+        o32[1, i] = s[i, E.S_BASE]
+        for k in range(len(_SEAT_NETS)):
+            o32[2 + k, i] = s[i, _SEAT_NETS[k]]
+
+
+@nb.njit(cache=True, nogil=True)
+def _n_used(counts, cap):
+    total = 0
+    for i in range(counts.shape[0]):
+        total += min(counts[i], cap)
+    return total
+
+
+@nb.njit(cache=True, nogil=True)
+def _payment_columns(pay, counts, hands, hand, o8, amount):
+    """The used payment slots in hand then slot order: hand; payer, payee, reason (int8); amount."""
+    n, cap = pay.shape[0], pay.shape[1]
+    j = 0
+    for i in range(n):
+        g = hands[i]
+        for w in range(min(counts[i], cap)):
+            hand[j] = g
+            o8[0, j] = pay[i, w, E.P_PAYER]
+            o8[1, j] = pay[i, w, E.P_PAYEE]
+            o8[2, j] = pay[i, w, E.P_REASON]
+            amount[j] = pay[i, w, E.P_AMOUNT]
+            j += 1
+
+
+@nb.njit(cache=True, nogil=True)
+def _win_columns(win, counts, hands, hand, o8, o16, o32):
+    """The used win slots in hand then slot order: hand; seat, kind, tile, from, the patterns'
+    fan (int8); order, turn, fan (int16); base, paid (int32)."""
+    n, cap = win.shape[0], win.shape[1]
+    j = 0
+    for i in range(n):
+        g = hands[i]
+        for w in range(min(counts[i], cap)):
+            hand[j] = g
+            o8[0, j] = win[i, w, E.W_SEAT]
+            o8[1, j] = win[i, w, E.W_KIND]
+            o8[2, j] = win[i, w, E.W_TILE]
+            o8[3, j] = win[i, w, E.W_FROM]
+            for p in range(N_PATTERNS):
+                o8[4 + p, j] = win[i, w, E.W_PATTERNS + p]
+            o16[0, j] = win[i, w, E.W_ORDER]
+            o16[1, j] = win[i, w, E.W_TURN]
+            o16[2, j] = win[i, w, E.W_FAN]
+            o32[0, j] = win[i, w, E.W_BASE]
+            o32[1, j] = win[i, w, E.W_PAID]
+            j += 1
+
+
+def _match_columns(hand: np.ndarray, res: BatchResult) -> tuple[pa.Array, pa.Array]:
+    """The match and hand_in_match columns for rows with global hand ``hand``: null unless match play."""
+    if not res.match_mode:
+        return pa.nulls(len(hand), pa.int32()), pa.nulls(len(hand), pa.int16())
+    return (_array((hand // res.hands_per_match).astype(np.int32)),
+            _array((hand % res.hands_per_match).astype(np.int16)))
 
 
 COLUMNS: dict[str, list[tuple[str, str, str]]] = {
@@ -108,107 +224,131 @@ COLUMNS: dict[str, list[tuple[str, str, str]]] = {
 
 
 def batch_tables(res: BatchResult, strategies: list[str]) -> dict[str, pa.Table]:
-    """The four Arrow tables of one batch."""
+    """The four Arrow tables of one batch. The kernels above give each field as a contiguous
+    column of its final type; Arrow takes those columns without copying."""
     n = res.n
-    hands = res.hands.astype(np.int64)
-    h = np.ascontiguousarray(res.hand.T)  # one contiguous row per field: cheap column slices
-    if res.match_mode:
-        match = (hands // res.hands_per_match).astype(np.int32)
-        him = (hands % res.hands_per_match).astype(np.int16)
-        null = np.zeros(n, bool)
-    else:
-        match = np.zeros(n, np.int32)
-        him = np.zeros(n, np.int16)
-        null = np.ones(n, bool)
+    hands = np.ascontiguousarray(res.hands, np.int64)
+    hand_out = np.ascontiguousarray(res.hand)
+
+    h8, turns = np.empty((6, n), np.int8), np.empty(n, np.int16)
+    _hand_columns(hand_out, h8, turns)
+    dealer, exdir, end_reason, tiles_left, winners, next_dealer = h8
+    match, him = _match_columns(hands, res)
     t_hands = pa.table({
-        "hand": hands,
-        "match": pa.array(match, mask=null),
-        "hand_in_match": pa.array(him, mask=null),
-        "dealer": h[E.H_DEALER].astype(np.int8),
-        "exchange_direction": h[E.H_EXCHANGE_DIR].astype(np.int8),
-        "end_reason": _dict(h[E.H_END_REASON], E.END_REASONS),
-        "tiles_left": h[E.H_TILES_LEFT].astype(np.int8),
-        "winners": h[E.H_WINNERS].astype(np.int8),
-        "turns": h[E.H_TURNS].astype(np.int16),
-        "next_dealer": h[E.H_NEXT_DEALER].astype(np.int8),
+        "hand": _array(hands),
+        "match": match,
+        "hand_in_match": him,
+        "dealer": _array(dealer),
+        "exchange_direction": _array(exdir),
+        "end_reason": _dict(end_reason, E.END_REASONS),
+        "tiles_left": _array(tiles_left),
+        "winners": _array(winners),
+        "turns": _array(turns),
+        "next_dealer": _array(next_dealer),
     })
 
-    s = np.ascontiguousarray(res.seat.reshape(n * 4, E.N_SEAT_FIELDS).T)
-    rep = np.repeat(np.arange(n), 4)
-    seat_idx = np.tile(np.arange(4, dtype=np.int8), n)
-    first = s[E.S_WIN_ORDER]
+    s8, s16 = np.empty((5, 4 * n), np.int8), np.empty((3, 4 * n), np.int16)
+    s32 = np.empty((2 + len(_SEAT_NETS), 4 * n), np.int32)
+    _seat_columns(np.ascontiguousarray(res.seat), s8, s16, s32)
+    (void, kind, pig, ready, kongs), (wins, first, fan), (net, base, *nets) = s8, s16, s32
     no_win = first < 0
-    pig = s[E.S_PIG]
-    ready = s[E.S_READY]
-    strat_codes = np.tile(np.arange(4), n)
     uniq = list(dict.fromkeys(strategies))
-    strat_codes = np.array([uniq.index(strategies[i]) for i in range(4)])[strat_codes]
+    seat_hand = np.repeat(hands, 4)
+    match, him = _match_columns(seat_hand, res)
     t_seats = pa.table({
-        "hand": hands[rep],
-        "match": pa.array(match[rep], mask=null[rep]),
-        "hand_in_match": pa.array(him[rep], mask=null[rep]),
-        "seat": seat_idx,
-        "strategy": _dict(strat_codes, uniq),
-        "dealer": h[E.H_DEALER][rep] == seat_idx,
-        "void_suit": _dict(s[E.S_VOID], SUITS),
-        "net": s[E.S_NET].astype(np.int32),
-        "won": s[E.S_WINS] > 0,
-        "wins": s[E.S_WINS].astype(np.int16),
-        "win_order": _nullable(first, np.int16, no_win),
-        "win_kind": _dict(np.where(no_win, -1, s[E.S_WIN_KIND]), E.WIN_KINDS),
-        "fan": _nullable(s[E.S_FAN], np.int16, no_win),
-        "base": _nullable(s[E.S_BASE], np.int32, no_win),
-        "flower_pig": pa.array(pig == 1, mask=pig < 0),
-        "ready": pa.array(ready == 1, mask=ready < 0),
-        "kongs": s[E.S_KONGS].astype(np.int8),
-        "net_win": s[E.S_NET_WIN].astype(np.int32),
-        "net_kong": s[E.S_NET_KONG].astype(np.int32),
-        "net_flower_pig": s[E.S_NET_PIG].astype(np.int32),
-        "net_not_ready": s[E.S_NET_NOT_READY].astype(np.int32),
-        "net_kong_refund": s[E.S_NET_REFUND].astype(np.int32),
-        "net_kong_discard_liability": s[E.S_NET_LIABILITY].astype(np.int32),
-        "score_before": s[E.S_SCORE_BEFORE].astype(np.int32),
+        "hand": _array(seat_hand),
+        "match": match,
+        "hand_in_match": him,
+        "seat": _array(np.tile(np.arange(4, dtype=np.int8), n)),
+        "strategy": _dict(np.tile(np.array([uniq.index(s) for s in strategies[:4]], np.int8), n), uniq),
+        "dealer": _array((dealer[:, None] == np.arange(4, dtype=np.int8)).ravel()),
+        "void_suit": _dict(void, SUITS),
+        "net": _array(net),
+        "won": _array(wins > 0),
+        "wins": _array(wins),
+        "win_order": _array(first, no_win),
+        "win_kind": _dict(kind, E.WIN_KINDS, no_win | (kind < 0)),
+        "fan": _array(fan, no_win),
+        "base": _array(base, no_win),
+        "flower_pig": _array(pig == 1, pig < 0),
+        "ready": _array(ready == 1, ready < 0),
+        "kongs": _array(kongs),
+        **{name: _array(col) for name, col in zip(
+            ("net_win", "net_kong", "net_flower_pig", "net_not_ready", "net_kong_refund",
+             "net_kong_discard_liability", "score_before"), nets)},
     })
 
-    npay = h[E.H_N_PAYMENTS]
-    pmask = np.arange(res.pay.shape[1])[None, :] < npay[:, None]
-    p = np.ascontiguousarray(res.pay[pmask].T)
-    prow = np.nonzero(pmask)[0]
+    counts = np.ascontiguousarray(hand_out[:, E.H_N_PAYMENTS])
+    total = _n_used(counts, res.pay.shape[1])
+    pay_hand, p8, amount = np.empty(total, np.int64), np.empty((3, total), np.int8), np.empty(total, np.int32)
+    _payment_columns(np.ascontiguousarray(res.pay), counts, hands, pay_hand, p8, amount)
+    payer, payee, reason = p8
     t_pay = pa.table({
-        "hand": hands[prow],
-        "payer": p[E.P_PAYER].astype(np.int8),
-        "payee": p[E.P_PAYEE].astype(np.int8),
-        "amount": p[E.P_AMOUNT].astype(np.int32),
-        "reason": _dict(p[E.P_REASON], E.REASONS),
+        "hand": _array(pay_hand),
+        "payer": _array(payer),
+        "payee": _array(payee),
+        "amount": _array(amount),
+        "reason": _dict(reason, E.REASONS),
     })
 
-    nwin = h[E.H_N_WINS]
-    wmask = np.arange(res.win.shape[1])[None, :] < nwin[:, None]
-    w = np.ascontiguousarray(res.win[wmask].T)
-    wrow = np.nonzero(wmask)[0]
-    frm = w[E.W_FROM]
+    counts = np.ascontiguousarray(hand_out[:, E.H_N_WINS])
+    total = _n_used(counts, res.win.shape[1])
+    win_hand, w8 = np.empty(total, np.int64), np.empty((4 + N_PATTERNS, total), np.int8)
+    w16, w32 = np.empty((3, total), np.int16), np.empty((2, total), np.int32)
+    _win_columns(np.ascontiguousarray(res.win), counts, hands, win_hand, w8, w16, w32)
+    (order, turn, fan), (base, paid) = w16, w32
+    match, him = _match_columns(win_hand, res)
+    seat, kind, tile, frm = w8[:4]
     cols = {
-        "hand": hands[wrow],
-        "match": pa.array(match[wrow], mask=null[wrow]),
-        "hand_in_match": pa.array(him[wrow], mask=null[wrow]),
-        "seat": w[E.W_SEAT].astype(np.int8),
-        "order": w[E.W_ORDER].astype(np.int16),
-        "turn": w[E.W_TURN].astype(np.int16),
-        "win_kind": _dict(w[E.W_KIND], E.WIN_KINDS),
-        "tile": _dict(w[E.W_TILE], TILE_TEXTS),
-        "from_seat": _nullable(frm, np.int8, frm < 0),
-        "fan": w[E.W_FAN].astype(np.int16),
-        "base": w[E.W_BASE].astype(np.int32),
-        "paid": w[E.W_PAID].astype(np.int32),
+        "hand": _array(win_hand),
+        "match": match,
+        "hand_in_match": him,
+        "seat": _array(seat),
+        "order": _array(order),
+        "turn": _array(turn),
+        "win_kind": _dict(kind, E.WIN_KINDS),
+        "tile": _dict(tile, TILE_TEXTS),
+        "from_seat": _array(frm, frm < 0),
+        "fan": _array(fan),
+        "base": _array(base),
+        "paid": _array(paid),
     }
     for i, name in enumerate(PATTERNS):
-        cols[name] = w[E.W_PATTERNS + i].astype(np.int8)
+        cols[name] = _array(w8[4 + i])
     t_wins = pa.table(cols)
     return {"hands": t_hands, "seats": t_seats, "payments": t_pay, "wins": t_wins}
 
 
 def shard_name(chunk: int) -> str:
     return f"part-{chunk:06d}.parquet"
+
+
+# Rows per data page: pyarrow caps pages at 20,000 rows by default; uncapped, a column's pages
+# are cut by size alone (1 MiB), which writes fewer pages, faster and a little smaller. A
+# pyarrow without the option writes its default pages.
+_PAGE_ROWS = ({"max_rows_per_page": 1 << 30}
+              if "max_rows_per_page" in inspect.signature(pq.ParquetWriter.__init__).parameters else {})
+
+
+def _mostly_zero(col: pa.ChunkedArray) -> bool:
+    """At most one value in 20 non-zero (and no nulls)."""
+    if col.null_count or col.num_chunks != 1:
+        return False
+    return np.count_nonzero(col.chunk(0).to_numpy()) * 20 <= len(col)
+
+
+def _write_options(table: pa.Table) -> dict:
+    """Parquet options for a shard: zstd; dictionary encoding for the categories only;
+    statistics only on ``hand`` (readers filter on it). Integer columns are delta-encoded
+    (bit-packed differences: the sorted ``hand`` column costs almost nothing and small
+    values pack to a few bits, faster and smaller than dictionary-encoding them), except
+    mostly-zero ones (rare patterns, rare payments), which zstd squeezes faster as plain values.
+    The encodings change how a shard is stored, never what it reads back as."""
+    cats = [f.name for f in table.schema if pa.types.is_dictionary(f.type)]
+    encoding = {f.name: "PLAIN" if _mostly_zero(table.column(f.name)) else "DELTA_BINARY_PACKED"
+                for f in table.schema if pa.types.is_integer(f.type)}
+    return dict(compression="zstd", use_dictionary=cats, column_encoding=encoding, write_statistics=["hand"],
+                **_PAGE_ROWS)
 
 
 def write_shards(run_dir: Path, chunk: int, tables: dict[str, pa.Table], config: dict, first: int, count: int) -> None:
@@ -221,7 +361,7 @@ def write_shards(run_dir: Path, chunk: int, tables: dict[str, pa.Table], config:
         d = run_dir / name
         d.mkdir(parents=True, exist_ok=True)
         tmp = d / f".{shard_name(chunk)}.{os.getpid()}.tmp"
-        pq.write_table(table, tmp, compression="zstd", use_dictionary=True, write_statistics=["hand"])
+        pq.write_table(table, tmp, **_write_options(table))
         tmp_paths.append((tmp, d / shard_name(chunk)))
     for tmp, final in tmp_paths:
         os.replace(tmp, final)

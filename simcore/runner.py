@@ -127,9 +127,11 @@ def play_chunk(run_dir: str, config: dict, chunk: int, first: int, count: int, t
                         seat_names=list(cfg.seats), trace_hint=lambda g: _trace_hint(Path(run_dir), g))
     t1 = time.perf_counter()
     tables = rio.batch_tables(res, list(cfg.seats))
+    n = res.n
+    del res  # the tables do not use the engine's result arrays: free them before writing
     rio.write_shards(Path(run_dir), chunk, tables, config, first, count)
     t2 = time.perf_counter()
-    return {"chunk": chunk, "hands": res.n, "play_seconds": t1 - t0, "write_seconds": t2 - t1}
+    return {"chunk": chunk, "hands": n, "play_seconds": t1 - t0, "write_seconds": t2 - t1}
 
 
 class DaskExecutor:
