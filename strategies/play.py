@@ -3,7 +3,8 @@
 The ladder, from weakest: ``random`` (a uniformly random legal answer), ``greedy`` (lowest
 shanten), ``efficient`` (lowest shanten, then the most live tiles that lower it), ``flush``
 (efficient, but with one long suit it plays for a full flush), ``defensive`` (efficient, but
-against an opponent who looks ready it discards safe tiles). All always win when they can.
+among discards as good for its hand it throws the one least likely to let an opponent who
+looks ready win, and folds once its hand cannot get ready). All always win when they can.
 
 They share one discard chooser, ``choose_discard``, whose ``mode`` selects the tie-breaks; the
 hand evaluation itself is ``strategies.core``.
@@ -19,7 +20,7 @@ from simcore.view import (
     A_KONG, A_WIN, C_KONG, C_PASS, C_PUNG, C_WIN, M_KONG_CONCEALED, M_PUNG, N_DISC_SEQ, Q_CLAIM, Q_ROB, Q_TURN,
     STRATEGY_SIG, V_CAN_KONG, V_CAN_PUNG, V_CAN_WIN, V_DISC_SEQ, V_FLOW, V_HAND, V_KONG_MASK, V_LOCKED,
     V_MELD_KIND, V_MELD_TILE, V_ME, V_MUST_VOID, V_N_DISCARDS, V_N_MELDS, V_OUT, V_REVEALED, V_SCRATCH,
-    V_TILE, V_VOID, V_WALL_LEFT, V_WINS, rand_below,
+    V_TILE, V_VISIBLE, V_VOID, V_WALL_LEFT, V_WINS, rand_below,
 )
 
 from .core import (
@@ -48,22 +49,51 @@ def _may_discard(view, t, void):
 
 
 # -- danger (defensive) -----------------------------------------------------------------------
+#
+# How likely a discard is to let an opponent win: the sum over opponents still playing of
+# P(it is ready) x P(the tile is one of its waits | ready), in millionths. Both tables were
+# measured on play against greedy seats (battle, efficient at the fourth seat): ready
+# probability by wall tiles left (in eights) and declared sets, lower while the opponent's
+# latest discard was of its void suit (it may still hold void tiles); wait probability by how
+# many copies this seat can see and the rank's distance from the edge (middle tiles and
+# unseen ones are waited on most). A tile the opponent discarded itself is ten times less
+# likely (1%); its void suit, and tiles let go by since its latest discard (its hand has not
+# changed and players win when they can), are safe from it. A locked blood-flow winner's waits
+# are known: those are deadly, the rest safe from it.
+
+# P(ready) per mille, [wall_left // 8][declared sets 0..3]; four declared sets: 1000
+READY_UNCLEARED = (683, 752, 813, 921, 518, 663, 756, 882, 370, 543, 710, 849, 200, 446, 606, 799,
+                   89, 333, 519, 799, 30, 212, 421, 689, 8, 109, 217, 750)
+READY_CLEARED = (731, 786, 874, 933, 619, 722, 823, 910, 504, 619, 752, 891, 389, 519, 688, 863,
+                 298, 418, 608, 798, 211, 318, 516, 778, 120, 194, 405, 725)
+# P(a wait | ready) per mille, [copies seen 1..4][distance from the edge 0..4]
+WAIT_ODDS = (101, 124, 165, 142, 156, 63, 89, 135, 110, 130, 33, 52, 108, 81, 98, 35, 67, 109, 107, 111)
+WAIT_ODDS_DISCARDED = 10
+DEADLY = 1_000_000
+DANGER_UNIT = 12_500   # one isolation unit of the tie-break per 1.25% chance of dealing in
+# scratch kept across the hand's turns (V_SCRATCH + 54 .. + 62), updated from the discards
+# not read yet: [seat] tiles the seat discarded (bits 0-26) and 1 + its latest discard (bits
+# 32+); [seat] tiles others discarded since that latest discard
+SCR_SEEN = np.int64(V_SCRATCH + 54)
+SCR_DISC = np.int64(V_SCRATCH + 55)
+SCR_SINCE = np.int64(V_SCRATCH + 59)
+TILE_BITS = np.int64(0x7FFFFFF)
 
 
 @nb.njit(cache=True, _nrt=False)
-def _looks_ready(view, o):
-    """An opponent still playing whose void is cleared (its latest discard is not of its void
-    suit) and who has two declared sets or plays late (24 or fewer wall tiles left)."""
-    void = view[V_VOID + o]
-    last = -1
-    for i in range(min(view[V_N_DISCARDS], N_DISC_SEQ) - 1, -1, -1):
+def _read_discards(view):
+    """Brings the per-seat discard masks in the scratch area up to date."""
+    n = min(view[V_N_DISCARDS], N_DISC_SEQ)
+    for i in range(view[SCR_SEEN], n):
         x = view[V_DISC_SEQ + i]
-        if x // 32 == o:
-            last = x % 32
-            break
-    if last < 0 or last // 9 == void:
-        return False
-    return view[V_N_MELDS + o] >= 2 or view[V_WALL_LEFT] <= 24
+        s = x // 32
+        t = x % 32
+        bit = np.int64(1) << t
+        for o in range(4):
+            view[SCR_SINCE + o] |= bit
+        view[SCR_SINCE + s] = 0
+        view[SCR_DISC + s] = (view[SCR_DISC + s] & TILE_BITS) | bit | (np.int64(t + 1) << 32)
+    view[SCR_SEEN] = n
 
 
 @nb.njit(cache=True, _nrt=False)
@@ -82,44 +112,61 @@ def _known_waits(tab, view, o):
 
 
 @nb.njit(cache=True, _nrt=False)
-def danger_table(tab, view):
-    """Bit sets (safe, known-deadly, opponents' own discards) over tiles, and whether anyone threatens."""
+def threats(tab, view):
+    """(deadly, ready): the known waits of locked blood-flow winners (a bit set) and each
+    opponent's P(ready) per mille (16 bits a seat; 0 for itself, seats out and locked winners)."""
+    _read_discards(view)
     me = view[V_ME]
-    threatened = False
+    wb = min(view[V_WALL_LEFT] // 8, 6)
     deadly = np.int64(0)
-    unsafe_voids = np.int64(0x7FFFFFF)  # tiles not in every threat's void suit
-    discarded_by_all = np.int64(0x7FFFFFF)
+    ready = np.int64(0)
     for o in range(4):
         if o == me or view[V_OUT + o]:
             continue
-        locked = view[V_FLOW] == 1 and view[V_WINS + o] > 0
-        if not locked and not _looks_ready(view, o):
-            continue
-        threatened = True
-        void = view[V_VOID + o]
-        if 0 <= void <= 2:
-            unsafe_voids &= ~(np.int64(0x1FF) << (9 * void))
-        if locked:
+        if view[V_FLOW] == 1 and view[V_WINS + o] > 0:
             deadly |= _known_waits(tab, view, o)
-        mine = np.int64(0)
-        for i in range(min(view[V_N_DISCARDS], N_DISC_SEQ)):
-            x = view[V_DISC_SEQ + i]
-            if x // 32 == o:
-                mine |= np.int64(1) << (x % 32)
-        discarded_by_all &= mine
-    return threatened, deadly, unsafe_voids, discarded_by_all
+            continue
+        last = (view[SCR_DISC + o] >> 32) - 1
+        k = view[V_N_MELDS + o]
+        if k >= 4:
+            pr = 1000
+        elif last >= 0 and last // 9 != view[V_VOID + o]:
+            pr = READY_CLEARED[wb * 4 + k]
+        else:
+            pr = READY_UNCLEARED[wb * 4 + k]
+        ready |= np.int64(pr) << (16 * o)
+    return deadly, ready
+
+
+@nb.njit(cache=True, _nrt=False)
+def danger(view, t, deadly, ready):
+    """Millionths: the chance that discarding t lets an opponent win (``DEADLY`` for a locked
+    winner's known wait)."""
+    if (deadly >> t) & 1:
+        return DEADLY
+    seen = min(max(view[V_VISIBLE + t], 1), 4)
+    r = t % 9
+    odds = WAIT_ODDS[(seen - 1) * 5 + min(r, 8 - r)]
+    total = 0
+    for o in range(4):
+        pr = (ready >> (16 * o)) & 0xFFFF
+        if pr == 0 or view[V_VOID + o] == t // 9 or (view[SCR_SINCE + o] >> t) & 1:
+            continue
+        total += pr * (WAIT_ODDS_DISCARDED if (view[SCR_DISC + o] >> t) & 1 else odds)
+    return total
 
 
 @nb.njit(cache=True, inline="always")
-def _danger(t, deadly, unsafe_voids, discarded):
-    bit = np.int64(1) << t
-    if deadly & bit:
-        return 3
-    if not unsafe_voids & bit:
-        return 0
-    if discarded & bit:
-        return 1
-    return 2
+def _hopeless(view, best_sh):
+    """Two or more from ready with fewer draws left than that (wall tiles shared by the seats
+    still playing): the hand cannot get ready, so the seat only plays safe."""
+    if best_sh < 2:
+        return False
+    playing = 0
+    for o in range(4):
+        if not view[V_OUT + o]:
+            playing += 1
+    return best_sh > (view[V_WALL_LEFT] + playing - 1) // playing
 
 
 # -- discards ---------------------------------------------------------------------------------
@@ -143,50 +190,52 @@ def void_discard(view):
 @nb.njit(cache=True, _nrt=False)
 def choose_discard(tab, view, st, mode):
     """(tile, shanten after discarding it). Lowest shanten first; ``EFFICIENT`` and ``DEFENSIVE``
-    then prefer the most live tiles that lower it; ``DEFENSIVE`` under threat (and not ready)
-    puts the safest tiles first, and never throws a locked winner's known wait when it can
-    avoid it; last, the most isolated tile and the lowest index."""
+    then prefer the most live tiles that lower it; last, the most isolated tile and the lowest
+    index. ``DEFENSIVE`` never throws a locked winner's known wait when a tile as good avoids
+    it, adds each tile's ``danger`` to its isolation (so among discards equally good for its
+    hand it throws the one least likely to let an opponent win), and once its hand is
+    ``_hopeless`` puts the safest tiles first."""
     if view[V_LOCKED]:
         return view[V_TILE], INF
     if view[V_MUST_VOID]:
         return void_discard(view), shanten_of(tab, st)
     if mode == GREEDY:
         return lowest_shanten_discard(tab, view, st)  # the order below, in one pass
-    threatened = False
     deadly = np.int64(0)
-    unsafe = np.int64(0)
-    discarded = np.int64(0)
+    ready = np.int64(0)
     if mode == DEFENSIVE:
-        threatened, deadly, unsafe, discarded = danger_table(tab, view)
+        deadly, ready = threats(tab, view)  # before the scratch slots below are written
     ignore = st[9]
     # pass 1: shanten per candidate (kept in the scratch area); off-target tiles cost nothing
     best_sh = discard_shantens(tab, view, st, SCR_SHANTEN)
-    defend = threatened and best_sh >= 1
+    fold = mode == DEFENSIVE and _hopeless(view, best_sh)
     # the draws that count for ukeire, and their suits' classes with the draw added
     draws = live_draws(view, near_mask(view, st))
     plus_classes(tab, view, st, draws, SCR_PLUS)
-    # the lowest key (head, 255 - min(acc, 255), isolation, t), its last two parts only
-    # computed for a tie on the first two
+    # the lowest key (head, 255 - min(acc, 255), isolation [+ danger], t), its last two parts
+    # only computed for a tie on the first two
     best_t = -1
     best_hi = np.int64(1) << 62
-    best_lo = 0
+    best_lo = np.int64(0)
     for t in range(27):
         sh = view[SCR_SHANTEN + t]
         if sh == INF:
             continue
-        d = _danger(t, deadly, unsafe, discarded) if threatened else 0
-        if defend:
-            head = d * 16 + sh
+        if fold:
+            head = danger(view, t, deadly, ready) * 16 + sh
         else:
             if sh > best_sh:
                 continue
-            head = (1 if d == 3 else 0) * 16 + sh
+            head = sh + (16 if (deadly >> t) & 1 else 0)
         acc = 0
         if sh == best_sh and not (ignore >> (t // 9)) & 1:
             acc = ukeire_fast(tab, view, st, t, sh, draws, SCR_PLUS)
         hi = head * 256 + (255 - min(acc, 255))
         if hi <= best_hi:
-            lo = isolation(view, t) * 32 + t  # below 4096: the key's low part
+            iso = isolation(view, t)
+            if mode == DEFENSIVE and not fold:
+                iso += danger(view, t, deadly, ready) // DANGER_UNIT
+            lo = iso * 32 + t
             if hi < best_hi or lo < best_lo:
                 best_hi = hi
                 best_lo = lo
@@ -380,7 +429,7 @@ def flush(q, view, tab):
 
 @nb.njit(STRATEGY_SIG, cache=True, _nrt=False)
 def defensive(q, view, tab):
-    """Efficient, but against an opponent who looks ready: that opponent's void suit and safe tiles first."""
+    """Efficient, but among discards as good for its hand the one least likely to let an opponent who looks ready win; folds when its hand cannot get ready."""
     if q == Q_TURN:
         return turn(tab, view, DEFENSIVE, NO_IGNORE)
     if q == Q_CLAIM:
