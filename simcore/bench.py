@@ -164,43 +164,26 @@ def _random_hands(n, seed, two_suits):
     return hands, voids
 
 
-# The loops are not cached: numba's cache would not notice a change in simcore.evaluate.
+# Not cached: numba's cache would not notice a change in simcore.evaluate. ``fn`` is one of the
+# evaluator's jitted functions (compiled into its own specialization of the loop).
 @nb.njit
-def _shanten_loop(tab, hands, voids, passes):
+def _eval_loop(fn, tab, hands, voids, passes):
     acc = 0
     for _ in range(passes):
         for i in range(hands.shape[0]):
-            acc += shanten(tab, hands[i], voids[i], 0)
+            acc += fn(tab, hands[i], voids[i], 0)
     return acc
 
 
-@nb.njit
-def _regular_loop(tab, hands, voids, passes):
-    acc = 0
-    for _ in range(passes):
-        for i in range(hands.shape[0]):
-            acc += regular_shanten(tab, hands[i], voids[i], 0)
-    return acc
-
-
-@nb.njit
-def _win_loop(tab, hands, voids, passes):
-    acc = 0
-    for _ in range(passes):
-        for i in range(hands.shape[0]):
-            acc += is_win(tab, hands[i], voids[i], 0)
-    return acc
-
-
-def _ns_per_call(loop, tab, hands, voids, calls: int, reps: int = 5) -> float:
-    """Best of ``reps`` timings of ``calls`` evaluations (passes over the hands), after one
-    pass that compiles and warms."""
+def _ns_per_call(fn, tab, hands, voids, calls: int, reps: int = 5) -> float:
+    """Best of ``reps`` timings of ``calls`` evaluations of ``fn`` (passes over the hands),
+    after one pass that compiles and warms."""
     passes = max(1, calls // len(hands))
-    loop(tab, hands, voids, 1)
+    _eval_loop(fn, tab, hands, voids, 1)
     best = math.inf
     for _ in range(reps):
         t0 = time.perf_counter()
-        loop(tab, hands, voids, passes)
+        _eval_loop(fn, tab, hands, voids, passes)
         best = min(best, time.perf_counter() - t0)
     return best / (len(hands) * passes) * 1e9
 
@@ -242,15 +225,15 @@ def bench_evaluator(ctx: Context) -> Figures:
     log(f"evaluator: {n:,} evaluations per figure over {EVAL_HANDS:,} random hands per set")
     hands, voids = _random_hands(EVAL_HANDS, SEED, True)
     figs.add("shanten_ns", "shanten, 14 tiles of two suits, void the third",
-             _ns_per_call(_shanten_loop, tab, hands, voids, n), "ns", 1, at_most(20, "ns"))
+             _ns_per_call(shanten, tab, hands, voids, n), "ns", 1, at_most(20, "ns"))
     figs.add("regular_ns", "regular shanten alone (tables, no seven pairs), same hands",
-             _ns_per_call(_regular_loop, tab, hands, voids, n), "ns", 1)
-    figs.add("win_ns", "win test, same hands", _ns_per_call(_win_loop, tab, hands, voids, n), "ns", 1)
+             _ns_per_call(regular_shanten, tab, hands, voids, n), "ns", 1)
+    figs.add("win_ns", "win test, same hands", _ns_per_call(is_win, tab, hands, voids, n), "ns", 1)
     hands, voids = _random_hands(EVAL_HANDS, SEED + 1, False)
     figs.add("shanten_dealt_ns", "shanten, 14 tiles of three suits, void the shortest",
-             _ns_per_call(_shanten_loop, tab, hands, voids, n), "ns", 1, at_most(20, "ns"))
+             _ns_per_call(shanten, tab, hands, voids, n), "ns", 1, at_most(20, "ns"))
     figs.add("win_dealt_ns", "win test, same hands (void tiles end it early)",
-             _ns_per_call(_win_loop, tab, hands, voids, n), "ns", 1)
+             _ns_per_call(is_win, tab, hands, voids, n), "ns", 1)
     figs.add("table_load_ms", "suit tables, warm load from disk (best of 9)", _table_load_ms(), "ms", 2,
              at_most(50, "ms"))
     return figs
