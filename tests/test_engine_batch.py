@@ -117,3 +117,25 @@ def test_hands_that_outgrow_their_slots_are_replayed_to_the_same_result(name, ma
         n_w, n_p = wide.hand[i, E.H_N_WINS], wide.hand[i, E.H_N_PAYMENTS]
         assert np.array_equal(wide.win[i, :n_w], tight.win[i, :n_w])
         assert np.array_equal(wide.pay[i, :n_p], tight.pay[i, :n_p])
+
+
+def test_output_arrays_are_reused_only_once_their_result_is_dropped():
+    """A batch reuses the previous batch's arrays when nothing refers to them (no page faults),
+    and never those of a result the caller still holds."""
+    import simcore.batch as B
+
+    rules, fns = preset("battle"), _fns(MIXED)
+    held = run_batch(rules, fns, 4, 0, 300)
+    kept = held.hand.copy(), held.seat.copy()
+    other = run_batch(rules, fns, 4, 300, 300)  # same shape, while `held` is alive
+    assert other.hand is not held.hand
+    assert np.array_equal(held.hand, kept[0]) and np.array_equal(held.seat, kept[1])
+    pooled = id(other.hand)  # the pool keeps that array alive, so its id stays unique
+    del other
+    again = run_batch(rules, fns, 4, 0, 300)
+    assert id(again.hand) == pooled, "the dropped result's arrays were reused"
+    assert np.array_equal(again.hand, held.hand) and np.array_equal(again.seat, held.seat)
+    for i in range(300):
+        n_w, n_p = held.hand[i, E.H_N_WINS], held.hand[i, E.H_N_PAYMENTS]
+        assert np.array_equal(again.win[i, :n_w], held.win[i, :n_w])
+        assert np.array_equal(again.pay[i, :n_p], held.pay[i, :n_p])
