@@ -273,6 +273,7 @@ def hands_per_second(rules, fns, threads: int, min_seconds: float, tries: int = 
             first += BATCH_HANDS
             batches += 1
             replayed += res.win.shape[1] > WIN_CAP[rules.variant] or res.pay.shape[1] > PAY_CAP[rules.variant]
+            del res  # dropped, as the runner drops a chunk's result: the next batch reuses its arrays
         best = max(best, done / spent)
     return best, replayed, batches
 
