@@ -4,6 +4,10 @@ import warnings
 
 from numba.core.errors import NumbaExperimentalFeatureWarning
 
+from .numba_cache import configure as _configure_numba_cache
+
+_configure_numba_cache()  # before any jitted module is imported
+
 # Strategies are numba first-class functions, which numba still labels experimental.
 warnings.filterwarnings("ignore", category=NumbaExperimentalFeatureWarning)
 

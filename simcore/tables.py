@@ -25,6 +25,8 @@ from pathlib import Path
 import numba as nb
 import numpy as np
 
+from .numba_cache import cache_root
+
 N_CODES = 5**9
 STRIDE = 256
 CLS_OFF = 0
@@ -182,11 +184,7 @@ def build_tables() -> np.ndarray:
 
 def cache_dir() -> Path:
     """Where tables are cached: $SICHUAN_CACHE, else $XDG_CACHE_HOME/sichuan-sim, else ~/.cache."""
-    env = os.environ.get("SICHUAN_CACHE")
-    if env:
-        return Path(env)
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "sichuan-sim"
+    return cache_root()
 
 
 def _digest(tab: np.ndarray) -> str:

@@ -1,0 +1,46 @@
+"""numba's cache is keyed by the jitted sources, so an edit to one module never leaves stale
+inlined code cached in another."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+
+import numba
+
+import simcore  # noqa: F401  (configures the cache)
+from simcore.numba_cache import ROOT, jitted_sources, source_key
+
+
+def _copy_tree(tmp_path):
+    for package in ("simcore", "strategies"):
+        (tmp_path / package).mkdir()
+        for f in (ROOT / package).glob("*.py"):
+            shutil.copy(f, tmp_path / package / f.name)
+    return tmp_path
+
+
+def test_the_cache_directory_is_named_by_the_jitted_sources():
+    assert numba.config.CACHE_DIR.endswith(source_key(jitted_sources()))
+    names = {p.name for p in jitted_sources()}
+    assert {"engine.py", "evaluate.py", "rules.py", "core.py", "play.py"} <= names
+    assert "cli.py" not in names and "bench.py" not in names
+
+
+def test_an_edit_to_jitted_code_changes_the_key_and_other_edits_do_not(tmp_path):
+    root = _copy_tree(tmp_path)
+    key = source_key(jitted_sources(root))
+    (root / "simcore" / "cli.py").write_text((root / "simcore" / "cli.py").read_text() + "\n# note\n")
+    assert source_key(jitted_sources(root)) == key
+    evaluate = root / "simcore" / "evaluate.py"
+    evaluate.write_text(evaluate.read_text().replace("return s\n", "return s + 0\n", 1))
+    assert source_key(jitted_sources(root)) != key
+
+
+def test_a_user_cache_directory_is_respected(tmp_path):
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+    out = subprocess.run([sys.executable, "-c", "import simcore, numba; print(numba.config.CACHE_DIR)"],
+                         env=env, capture_output=True, text=True, check=True).stdout.strip()
+    assert out == os.path.join(str(tmp_path), f"sichuan-{source_key(jitted_sources())}")
