@@ -32,7 +32,8 @@ import numpy as np
 from . import view as vw
 from .evaluate import (
     CTX_EARTHLY, CTX_HEAVENLY, CTX_KONG_REPLACEMENT, CTX_LAST_TILE, CTX_ROBBING_KONG, CTX_SELF_DRAW,
-    N_PATTERNS, base_of, ready_value, regular_shanten_codes, score_patterns, waits_mask,
+    N_PATTERNS, POW5, base_of, moved_slots, ready_value, regular_shanten_codes, score_patterns, shift_code,
+    slots2, waits_mask,
 )
 from .nrt import address_of, call_strategy, data_ptr, strategy_addresses, uint8_ptr, unowned, view_of
 from .rng import STREAM_DIRECTION, STREAM_SEAT, STREAM_WALL, below, stream_key, stream_value
@@ -165,7 +166,6 @@ LW_MELDS = 18         # win rows: meld kinds 18..21, meld tiles 22..25
 LW_HAND = 30          # win rows: the winner's concealed tiles (27 counts), then base, tiles left, melds
 
 PHASE_FIRST, PHASE_DRAW, PHASE_REPLACEMENT, PHASE_AFTER_PUNG = (I64(i) for i in range(4))
-POW5 = (1, 5, 25, 125, 625, 3125, 15625, 78125, 390625)
 
 
 def layout(win_cap: int, pay_cap: int, script_len: int, log_rows: int) -> tuple[int, list[int]]:
@@ -262,12 +262,6 @@ def _log_at(S, row, col):
 
 
 @nb.njit(cache=True, inline="always")
-def _slots2(c):
-    """Seven-pairs slots worth two tiles that c copies of a kind offer (DESIGN.md)."""
-    return (c >= 2) + (c == 4)
-
-
-@nb.njit(cache=True, inline="always")
 def _add(S, seat, t, n):
     """Add n (may be negative) copies of t to a seat's concealed tiles, mirrored in its view;
     keeps the seat's suit codes, pair slots, void-tile count and four-of-a-kind mask current
@@ -282,7 +276,7 @@ def _add(S, seat, t, n):
     if s == S[O_VOID + seat]:
         S[O_VOIDCNT + seat] += n
     else:
-        S[O_N2 + seat] += _slots2(new) - _slots2(old)
+        S[O_N2 + seat] += slots2(new) - slots2(old)
         S[O_N1 + seat] += (new & 1) - (old & 1)
     if new == 4:
         S[O_QUADS + seat] |= I64(1) << t
@@ -350,16 +344,8 @@ def _seat_wins(S, seat, extra):
     c0, c1, c2 = _codes_without_void(S, seat)
     n2 = S[O_N2 + seat]
     if extra >= 0:
-        s = extra // 9
-        d = POW5[extra - 9 * s]
-        if s == 0:
-            c0 += d
-        elif s == 1:
-            c1 += d
-        else:
-            c2 += d
-        c = S[O_HAND + seat * 27 + extra]
-        n2 += _slots2(c + 1) - _slots2(c)
+        c0, c1, c2 = shift_code(c0, c1, c2, extra, ONE)
+        n2, _ = moved_slots(n2, ZERO, S[O_HAND + seat * 27 + extra], ONE)
     k = S[O_N_MELDS + seat]
     if regular_shanten_codes(_tab_ptr(S), c0, c1, c2, k) == -1:
         return True
@@ -751,7 +737,7 @@ def _recount(S, seat):
             c = S[h + t]
             code = code * 5 + c
             tiles += c
-            s2 += _slots2(c)
+            s2 += slots2(c)
             s1 += c & 1
             quads |= I64(c == 4) << t
         if s == void:
@@ -840,7 +826,7 @@ def _choose_voids(S):
         for t in range(void * 9, void * 9 + 9):
             c = S[O_HAND + seat * 27 + t]
             n += c
-            n2 -= _slots2(c)
+            n2 -= slots2(c)
             n1 -= c & 1
         S[O_VOIDCNT + seat] = n
         S[O_N2 + seat] = n2

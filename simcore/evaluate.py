@@ -41,6 +41,30 @@ POW5 = (1, 5, 25, 125, 625, 3125, 15625, 78125, 390625)
 
 
 @nb.njit(cache=True, inline="always")
+def slots2(c):
+    """Seven-pairs slots worth two tiles that c copies of a kind offer (DESIGN.md)."""
+    return (c >= 2) + (c == 4)
+
+
+@nb.njit(cache=True, inline="always")
+def moved_slots(n2, n1, c, n):
+    """Seven-pairs slots (worth two, worth one) once a kind held c times is held c + n times."""
+    return n2 + slots2(c + n) - slots2(c), n1 + ((c + n) & 1) - (c & 1)
+
+
+@nb.njit(cache=True, inline="always")
+def shift_code(c0, c1, c2, t, n):
+    """The three suit codes with n copies of tile t added (n < 0 takes them out)."""
+    s = t // 9
+    d = n * POW5[t - 9 * s]
+    if s == 0:
+        return c0 + d, c1, c2
+    if s == 1:
+        return c0, c1 + d, c2
+    return c0, c1, c2 + d
+
+
+@nb.njit(cache=True, inline="always")
 def suit_code(hand, s):
     c = 0
     for r in range(8, -1, -1):

@@ -14,10 +14,10 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
+from simcore.evaluate import POW5, moved_slots, shift_code, slots2
 from simcore.tables import FINAL_OFF, PAIR_OFF, STRIDE
 from simcore.view import V_CODES, V_HAND, V_ME, V_N1, V_N2, V_N_MELDS, V_VISIBLE, V_VOID
 
-POW5 = (1, 5, 25, 125, 625, 3125, 15625, 78125, 390625)
 INF = 99
 NO_TILE = np.int64(-1)
 
@@ -41,14 +41,16 @@ def live(view, t):
 
 
 @nb.njit(cache=True, inline="always")
-def slots2(c):
-    return (c >= 2) + (c == 4)
-
-
-@nb.njit(cache=True, inline="always")
 def seven_pairs(n2, n1):
     a = min(n2, 7)
     return 13 - 2 * a - min(n1, 7 - a)
+
+
+@nb.njit(cache=True, inline="always")
+def seven_pairs_moved(n2, n1, c, n):
+    """Seven-pairs shanten once a kind held c times is held c + n times."""
+    two, one = moved_slots(n2, n1, c, n)
+    return seven_pairs(two, one)
 
 
 @nb.njit(cache=True, inline="always")
@@ -121,35 +123,43 @@ def shanten_of(tab, st):
 
 
 @nb.njit(cache=True, inline="always")
+def add_tiles(tab, st, t, n):
+    """``st``'s suit codes and classes with n copies of t added to its suit (n < 0 takes them
+    out); only that suit's class is looked up again."""
+    c0, c1, c2, a0, a1, a2 = st[0], st[1], st[2], st[3], st[4], st[5]
+    c0, c1, c2 = shift_code(c0, c1, c2, t, n)
+    s = t // 9
+    if s == 0:
+        a0 = klass(tab, c0)
+    elif s == 1:
+        a1 = klass(tab, c1)
+    else:
+        a2 = klass(tab, c2)
+    return c0, c1, c2, a0, a1, a2
+
+
+@nb.njit(cache=True, inline="always")
+def without_one(tab, view, st, t):
+    """``st``'s codes, classes and seven-pairs slots (n2, n1) with one copy of t taken out."""
+    c0, c1, c2, a0, a1, a2 = add_tiles(tab, st, t, -1)
+    n2, n1 = st[6], st[7]
+    if st[8] == 0:
+        n2, n1 = moved_slots(n2, n1, view[V_HAND + t], -1)
+    return c0, c1, c2, a0, a1, a2, n2, n1
+
+
+@nb.njit(cache=True, inline="always")
 def shanten_moved(tab, view, st, out_t, in_t):
     """Shanten with one copy of ``out_t`` removed and one of ``in_t`` added (-1: none)."""
     c0, c1, c2, a0, a1, a2, n2, n1, k, ignore = st
     if out_t >= 0 and not (ignore >> (out_t // 9)) & 1:
-        s = out_t // 9
-        d = POW5[out_t - 9 * s]
-        if s == 0:
-            c0 -= d
-        elif s == 1:
-            c1 -= d
-        else:
-            c2 -= d
+        c0, c1, c2 = shift_code(c0, c1, c2, out_t, -1)
         if k == 0:
-            c = view[V_HAND + out_t]
-            n2 += slots2(c - 1) - slots2(c)
-            n1 += ((c - 1) & 1) - (c & 1)
+            n2, n1 = moved_slots(n2, n1, view[V_HAND + out_t], -1)
     if in_t >= 0 and not (ignore >> (in_t // 9)) & 1:
-        s = in_t // 9
-        d = POW5[in_t - 9 * s]
-        if s == 0:
-            c0 += d
-        elif s == 1:
-            c1 += d
-        else:
-            c2 += d
+        c0, c1, c2 = shift_code(c0, c1, c2, in_t, 1)
         if k == 0:
-            c = view[V_HAND + in_t] - (1 if in_t == out_t else 0)
-            n2 += slots2(c + 1) - slots2(c)
-            n1 += ((c + 1) & 1) - (c & 1)
+            n2, n1 = moved_slots(n2, n1, view[V_HAND + in_t] - (1 if in_t == out_t else 0), 1)
     if c0 != st[0]:
         a0 = klass(tab, c0)
     if c1 != st[1]:
@@ -222,22 +232,8 @@ def near_mask(view, st):
 def ukeire(tab, view, st, out_t, target, near):
     """Live tiles among ``near`` that bring the hand minus ``out_t`` below shanten ``target``."""
     c0, c1, c2, a0, a1, a2, n2, n1, k, ignore = st
-    s_out = out_t // 9
-    if not (ignore >> s_out) & 1:
-        d = POW5[out_t - 9 * s_out]
-        if s_out == 0:
-            c0 -= d
-            a0 = klass(tab, c0)
-        elif s_out == 1:
-            c1 -= d
-            a1 = klass(tab, c1)
-        else:
-            c2 -= d
-            a2 = klass(tab, c2)
-        if k == 0:
-            c = view[V_HAND + out_t]
-            n2 += slots2(c - 1) - slots2(c)
-            n1 += ((c - 1) & 1) - (c & 1)
+    if not (ignore >> (out_t // 9)) & 1:
+        c0, c1, c2, a0, a1, a2, n2, n1 = without_one(tab, view, st, out_t)
     n = 0
     for u in range(27):
         if not (near >> u) & 1:
@@ -255,7 +251,7 @@ def ukeire(tab, view, st, out_t, target, near):
             sh = shanten3(tab, a0, a1, klass(tab, c2 + d), k)
         if k == 0 and sh >= target:
             c = view[V_HAND + u] - (1 if u == out_t else 0)
-            s7 = seven_pairs(n2 + slots2(c + 1) - slots2(c), n1 + ((c + 1) & 1) - (c & 1))
+            s7 = seven_pairs_moved(n2, n1, c, 1)
             if s7 < sh:
                 sh = s7
         if sh < target:
@@ -292,7 +288,7 @@ def discard_shantens(tab, view, st, o):
                 if not off_target:
                     sh = final_shanten(tab, pc, klass(tab, code - d), k)
                     if s7_floor < sh:
-                        s7 = seven_pairs(n2 + slots2(c - 1) - slots2(c), n1 + ((c - 1) & 1) - (c & 1))
+                        s7 = seven_pairs_moved(n2, n1, c, -1)
                         if s7 < sh:
                             sh = s7
                 if sh < best:
@@ -327,7 +323,7 @@ def lowest_shanten_discard(tab, view, st):
                 if not off_target:
                     sh = final_shanten(tab, pc, klass(tab, code - d), k)
                     if s7_floor < sh:
-                        s7 = seven_pairs(n2 + slots2(c - 1) - slots2(c), n1 + ((c - 1) & 1) - (c & 1))
+                        s7 = seven_pairs_moved(n2, n1, c, -1)
                         if s7 < sh:
                             sh = s7
                 if sh < best_sh:
@@ -371,22 +367,9 @@ def ukeire_fast(tab, view, st, out_t, target, draws, o):
     ``draws = live_draws(view, near)`` and their ``plus_classes`` at ``o``: a draw of another
     suit costs one final load (its class is known, the pair class of the other two is shared),
     a draw of out_t's suit one class and one final load."""
-    c0, c1, c2, a0, a1, a2, n2, n1, k, ignore = st
+    k = st[8]
     so = out_t // 9
-    d_out = POW5[out_t - 9 * so]
-    if so == 0:
-        c0 -= d_out
-        a0 = klass(tab, c0)
-    elif so == 1:
-        c1 -= d_out
-        a1 = klass(tab, c1)
-    else:
-        c2 -= d_out
-        a2 = klass(tab, c2)
-    if k == 0:
-        c = view[V_HAND + out_t]
-        n2 += slots2(c - 1) - slots2(c)
-        n1 += ((c - 1) & 1) - (c & 1)
+    c0, c1, c2, a0, a1, a2, n2, n1 = without_one(tab, view, st, out_t)
     # a draw lowers the seven-pairs shanten by at most one: whether it can reach the target
     pairs_may = k == 0 and seven_pairs(n2, n1) - 1 < target
     n = 0
@@ -401,7 +384,7 @@ def ukeire_fast(tab, view, st, out_t, target, draws, o):
                 sh = final_shanten(tab, pc, cls, k)
                 if pairs_may and sh >= target:
                     c = view[V_HAND + u] - (1 if u == out_t else 0)
-                    s7 = seven_pairs(n2 + slots2(c + 1) - slots2(c), n1 + ((c + 1) & 1) - (c & 1))
+                    s7 = seven_pairs_moved(n2, n1, c, 1)
                     if s7 < sh:
                         sh = s7
                 if sh < target:

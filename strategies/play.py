@@ -24,7 +24,7 @@ from simcore.view import (
 )
 
 from .core import (
-    INF, NO_TILE, POW5, code_and_rest, discard_shantens, final_shanten, isolation, klass, live_draws,
+    INF, NO_TILE, add_tiles, code_and_rest, discard_shantens, final_shanten, isolation, klass, live_draws,
     lowest_shanten_discard, my_void, near_mask, plus_classes, prepare, shanten_minus, shanten_moved, shanten_of,
     ukeire_fast,
 )
@@ -302,21 +302,8 @@ def turn(tab, view, mode, ignore):
 def shanten_after_pung(tab, view, st, t):
     """Best shanten after punging t and discarding one tile (void tiles first)."""
     void = my_void(view)
-    c0, c1, c2, a0, a1, a2, n2, n1, k, ignore = st
-    s = t // 9
-    d = 2 * POW5[t - 9 * s]
-    if s == 0:
-        c0 -= d
-    elif s == 1:
-        c1 -= d
-    else:
-        c2 -= d
-    if s == 0:
-        a0 = klass(tab, c0)
-    elif s == 1:
-        a1 = klass(tab, c1)
-    else:
-        a2 = klass(tab, c2)
+    k, ignore = st[8], st[9]
+    c0, c1, c2, a0, a1, a2 = add_tiles(tab, st, t, -2)
     # per suit, as shanten_minus(tab, view, after, x, ONE, ZERO) over the legal discards x
     best = INF
     must_void = view[V_MUST_VOID]
