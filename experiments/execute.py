@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import datetime as _dt
-import fcntl
 import json
 import multiprocessing
-import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
+
+from simcore import files
 
 from .spec import Spec, SpecError
 
@@ -99,19 +99,8 @@ def read_manifest(exp_dir) -> dict:
 
 
 def write_json(path: Path, data: dict) -> None:
-    tmp = path.parent / f".{path.name}.{os.getpid()}.tmp"
-    tmp.write_text(json.dumps(data, indent=2, allow_nan=False) + "\n")
-    os.replace(tmp, path)
-
-
-def _lock(exp_dir: Path):
-    fh = open(exp_dir / ".experiment.lock", "w")
-    try:
-        fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        fh.close()
-        raise ExperimentError(f"another sichuan command is writing to {exp_dir}") from None
-    return fh
+    """Experiment files are strict JSON (no NaN), written atomically."""
+    files.write_json(path, data, allow_nan=False)
 
 
 def _check_existing(exp_dir: Path, spec: Spec, hands: int, seed: int) -> dict | None:
@@ -162,7 +151,7 @@ def run_experiment(spec: Spec, out, hands: int | None = None, seed: int | None =
         raise ExperimentError(f"cannot create experiment directory {exp_dir}: {exc.strerror or exc}") from None
     if not exp_dir.is_dir():
         raise ExperimentError(f"cannot create experiment directory {exp_dir}: a file of that name exists")
-    lock = _lock(exp_dir)
+    lock = files.lock_dir(exp_dir, ".experiment.lock", ExperimentError)
     pool = None
     try:
         old = _check_existing(exp_dir, spec, hands, seed)

@@ -23,6 +23,7 @@ import pyarrow.parquet as pq
 from . import engine as E
 from .batch import BatchResult
 from .evaluate import N_PATTERNS, PATTERNS
+from .files import write_json
 from .tiles import SUITS, tile_text
 
 SCHEMA_VERSION = 1
@@ -403,9 +404,7 @@ def remove_partial(run_dir: Path, keep: set[int]) -> None:
 
 
 def write_manifest(run_dir: Path, manifest: dict) -> None:
-    tmp = run_dir / f".{MANIFEST}.{os.getpid()}.tmp"
-    tmp.write_text(json.dumps(manifest, indent=2) + "\n")
-    os.replace(tmp, run_dir / MANIFEST)
+    write_json(run_dir / MANIFEST, manifest)
 
 
 def read_manifest(run_dir: Path) -> dict:

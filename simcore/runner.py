@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import datetime as _dt
-import fcntl
 import logging
 import multiprocessing
 import os
@@ -25,6 +24,7 @@ from typing import Callable
 from . import __version__
 from . import io as rio
 from .batch import InvariantError, StrategyAnswerError, run_batch
+from .files import lock_dir
 from .rules import RuleSet, apply_overrides, preset
 
 DEFAULT_CHUNK_HANDS = 100_000
@@ -191,16 +191,6 @@ def _prepare_dir(run_dir: Path) -> None:
         raise RunError(f"cannot write to run directory {run_dir}: {exc.strerror or exc}") from None
 
 
-def _lock(run_dir: Path):
-    fh = open(run_dir / ".lock", "w")
-    try:
-        fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        fh.close()
-        raise RunError(f"another sichuan command is writing to {run_dir}") from None
-    return fh
-
-
 def _check_existing(run_dir: Path, cfg: RunConfig) -> dict | None:
     """The existing manifest, after checking it describes the same run (or None if new)."""
     if not (run_dir / rio.MANIFEST).exists():
@@ -241,7 +231,7 @@ def run(run_dir: str | os.PathLike, cfg: RunConfig, workers: int | None = None, 
     worker or one chunk) or "dask" (the cluster at ``scheduler``, or a LocalCluster)."""
     run_dir = Path(run_dir).resolve()
     _prepare_dir(run_dir)
-    lock = _lock(run_dir)
+    lock = lock_dir(run_dir, ".lock", RunError)
     try:
         old = _check_existing(run_dir, cfg)
         chunks = cfg.chunks()
