@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .execute import ExperimentError, read_manifest, run_dirs
+from .execute import ExperimentError, load_complete_run, read_manifest, run_dirs
 
 Z95 = 1.959963984540054
 REASONS = ("win", "kong", "flower_pig", "not_ready", "kong_refund", "kong_discard_liability")
@@ -206,17 +206,9 @@ def reason_stats(payments: pd.DataFrame, hand_ids: np.ndarray) -> dict:
 
 
 def cell_stats(run_dir: Path, sections, threshold: int, expect_hands: int) -> dict:
-    from simcore import analysis
-
     cols = {"seats": ["hand", "match", "seat", "net", "flower_pig", "net_flower_pig"],
             "hands": ["hand", "end_reason"], "payments": ["hand", "amount", "reason"], "wins": ["hand"]}
-    try:
-        run = analysis.load(run_dir, columns=cols)
-    except ValueError as exc:
-        raise ExperimentError(str(exc)) from None
-    if not run.manifest.get("complete") or len(run.hands) != expect_hands:
-        raise ExperimentError(f"run {run_dir} is incomplete ({len(run.hands):,} of {expect_hands:,} hands): "
-                              "rerun the `sichuan experiment run` command to finish it")
+    run = load_complete_run(run_dir, cols, expect_hands)
     cfg = run.manifest["config"]
     hpm = int(cfg["rules"]["options"]["hands_per_match"])
     hands = np.sort(run.hands["hand"].to_numpy())

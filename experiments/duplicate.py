@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .execute import ExperimentError, read_manifest, run_dirs
+from .execute import ExperimentError, load_complete_run, read_manifest, run_dirs
 
 Z95 = 1.959963984540054
 
@@ -39,16 +39,7 @@ _COLS = {"seats": ["hand", "seat", "net"], "hands": ["hand"], "payments": ["hand
 
 
 def _load_seats(run_dir: Path, expect_hands: int) -> pd.DataFrame:
-    from simcore import analysis
-
-    try:
-        run = analysis.load(run_dir, columns=_COLS)
-    except ValueError as exc:
-        raise ExperimentError(str(exc)) from None
-    if not run.manifest.get("complete") or len(run.hands) != expect_hands:
-        raise ExperimentError(f"run {run_dir} is incomplete ({len(run.hands):,} of {expect_hands:,} hands): "
-                              "rerun the `sichuan experiment run` command to finish it")
-    return run.seats
+    return load_complete_run(run_dir, _COLS, expect_hands).seats
 
 
 def seat_nets(exp_dir, manifest: dict | None = None) -> dict[str, pd.DataFrame]:

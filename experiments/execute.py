@@ -98,6 +98,21 @@ def read_manifest(exp_dir) -> dict:
     return data
 
 
+def load_complete_run(run_dir: Path, columns: dict, expect_hands: int):
+    """One of the experiment's runs, loaded with ``columns``; an error that says how to finish
+    it if it is incomplete or unreadable."""
+    from simcore import analysis
+
+    try:
+        run = analysis.load(run_dir, columns=columns)
+    except ValueError as exc:
+        raise ExperimentError(str(exc)) from None
+    if not run.manifest.get("complete") or len(run.hands) != expect_hands:
+        raise ExperimentError(f"run {run_dir} is incomplete ({len(run.hands):,} of {expect_hands:,} hands): "
+                              "rerun the `sichuan experiment run` command to finish it")
+    return run
+
+
 def write_json(path: Path, data: dict) -> None:
     """Experiment files are strict JSON (no NaN), written atomically."""
     files.write_json(path, data, allow_nan=False)
