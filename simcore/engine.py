@@ -69,7 +69,8 @@ O_FNS = O_WINNERS + 8    # [2 * (group*4 + seat)]: a strategy's ``nrt.strategy_a
                          # play, 1 exchange, 2 void
 O_SCORES_IN = O_FNS + 24  # [seat] scores before the next hand
 O_FIXED_WALL = O_SCORES_IN + 4  # 108 tiles
-O_STATE = O_FIXED_WALL + 108
+O_SWAPS = O_FIXED_WALL + 108  # scratch: the shuffle's swap partners [i], i = 1..107
+O_STATE = O_SWAPS + 108
 
 # -- per-hand state (zeroed at the start of every hand) ---------------------------------------
 O_WALL = O_STATE          # 108 tiles in shuffled order
@@ -106,7 +107,8 @@ O_VOIDCNT = O_N1 + 4           # [seat] void-suit tiles held (0 until the void i
 O_QUADS = O_VOIDCNT + 4        # [seat] bit t set while the seat holds four of t concealed
 O_RDY = O_QUADS + 4            # [seat] readiness hint: -1 unknown, 0 not ready, 1 maybe
 O_DRAW_RDY = O_RDY + 4         # [seat] readiness hint of the tiles before the seat's latest draw
-O_FRONT = O_DRAW_RDY + 4       # next wall index to draw from the front
+O_SH_LOW = O_DRAW_RDY + 4      # [seat] a lower bound on the shanten of the seat's non-void tiles
+O_FRONT = O_SH_LOW + 4       # next wall index to draw from the front
 O_BACK = O_FRONT + 1           # next wall index to draw from the back (replacements)
 O_N_WINS = O_BACK + 1
 O_N_PAY = O_N_WINS + 1
@@ -264,8 +266,9 @@ def _log_at(S, row, col):
 @nb.njit(cache=True, inline="always")
 def _add(S, seat, t, n):
     """Add n (may be negative) copies of t to a seat's concealed tiles, mirrored in its view;
-    keeps the seat's suit codes, pair slots, void-tile count and four-of-a-kind mask current
-    and clears its readiness hint."""
+    keeps the seat's suit codes, pair slots, void-tile count and four-of-a-kind mask current,
+    clears its readiness hint and keeps its shanten bound (a tile added lowers the shanten
+    by at most one, a tile taken out never lowers it)."""
     h = O_HAND + seat * 27 + t
     old = S[h]
     new = old + n
@@ -283,6 +286,8 @@ def _add(S, seat, t, n):
     elif old == 4:
         S[O_QUADS + seat] &= ~(I64(1) << t)
     S[O_RDY + seat] = -1
+    if n > 0:
+        S[O_SH_LOW + seat] -= n
     v = _v(seat)
     S[v + vw.V_HAND + t] = new
     S[v + vw.V_VISIBLE + t] += n
@@ -356,20 +361,22 @@ def _seat_wins(S, seat, extra):
 def _ready_hint(S, seat):
     """1 if the seat's 13 - 3k concealed tiles may be ready (fast shanten <= 0, no void tile),
     else 0; cached until its tiles change. Every hand that can win with one more tile passes,
-    so unready seats skip the win tests on each discard and draw."""
+    so unready seats skip the win tests on each discard and draw. A seat whose shanten bound
+    is still 1 or more is not ready without looking: a draw and a discard lower the shanten
+    by at most one, so a hand two from ready needs no table lookups on its next turn."""
     r = S[O_RDY + seat]
     if r >= 0:
         return r
     r = 0
-    if S[O_VOIDCNT + seat] == 0:
+    if S[O_VOIDCNT + seat] == 0 and S[O_SH_LOW + seat] <= 0:
         c0, c1, c2 = _codes_without_void(S, seat)
         k = S[O_N_MELDS + seat]
-        if regular_shanten_codes(_tab_ptr(S), c0, c1, c2, k) <= 0:
-            r = 1
-        elif k == 0:
+        sh = regular_shanten_codes(_tab_ptr(S), c0, c1, c2, k)
+        if k == 0:
             a = min(S[O_N2 + seat], 7)
-            if 13 - 2 * a - min(S[O_N1 + seat], 7 - a) <= 0:
-                r = 1
+            sh = min(sh, 13 - 2 * a - min(S[O_N1 + seat], 7 - a))
+        S[O_SH_LOW + seat] = sh
+        r = 1 if sh <= 0 else 0
     S[O_RDY + seat] = r
     return r
 
@@ -666,6 +673,7 @@ def _reset(S, dealer):
         S[O_READY + s] = -1
         S[O_FIRST_WIN + s] = -1
         S[O_RDY + s] = -1
+        S[O_SH_LOW + s] = -99
         S[O_SCORE0 + s] = S[O_SCORES_IN + s]
         v = _v(s)
         S[v + vw.V_ME] = s
@@ -694,8 +702,11 @@ def _shuffle(S):
     for i in range(108):
         S[O_WALL + i] = i // 4
     key = stream_key(S[O_SEED], S[O_G], STREAM_WALL)
+    # the partners first, in a loop of their own: it has no dependences, so it vectorizes
+    for i in range(1, 108):
+        S[O_SWAPS + i] = I64(((stream_value(key, i) >> np.uint64(32)) * np.uint64(i + 1)) >> np.uint64(32))
     for i in range(107, 0, -1):
-        j = I64(((stream_value(key, i) >> np.uint64(32)) * np.uint64(i + 1)) >> np.uint64(32))
+        j = S[O_SWAPS + i]
         tmp = S[O_WALL + i]
         S[O_WALL + i] = S[O_WALL + j]
         S[O_WALL + j] = tmp
@@ -756,6 +767,7 @@ def _recount(S, seat):
     S[O_VOIDCNT + seat] = nv
     S[O_QUADS + seat] = quads
     S[O_RDY + seat] = -1
+    S[O_SH_LOW + seat] = -99
     S[v + vw.V_N2] = n2
     S[v + vw.V_N1] = n1
 
@@ -832,6 +844,7 @@ def _choose_voids(S):
         S[O_N2 + seat] = n2
         S[O_N1 + seat] = n1
         S[O_RDY + seat] = -1
+        S[O_SH_LOW + seat] = -99  # the void suit's tiles stop counting
         v = _v(seat)
         S[v + vw.V_N2] = n2
         S[v + vw.V_N1] = n1
@@ -875,6 +888,7 @@ def _add_meld(S, seat, kind, t):
     S[O_MELD_KIND + seat * 4 + i] = kind
     S[O_MELD_TILE + seat * 4 + i] = t
     S[O_N_MELDS + seat] = i + 1
+    S[O_SH_LOW + seat] = -99  # one more declared set
     S[O_MELD_CNT + seat * 27 + t] += 3 if kind == M_PUNG else 4
     if kind != M_PUNG:
         S[O_N_KONGS + seat] += 1

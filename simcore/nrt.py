@@ -139,3 +139,20 @@ def call_strategy(typingctx, jit_addr, c_addr, q, view, tab):
         return builder.load(res)
 
     return sig, codegen
+
+
+@intrinsic
+def nonneg(typingctx, i):
+    """``i``, promised to be >= 0 (``llvm.assume``): an array index known to be non-negative
+    compiles to a plain load, without numba's negative-index wraparound (a compare, a
+    conditional move and an add per load in the strategies' table lookups)."""
+    if not isinstance(i, types.Integer):
+        return None
+
+    def codegen(context, builder, sig, args):
+        zero = ir.Constant(args[0].type, 0)
+        assume = builder.module.declare_intrinsic("llvm.assume", fnty=ir.FunctionType(ir.VoidType(), [ir.IntType(1)]))
+        builder.call(assume, [builder.icmp_signed(">=", args[0], zero)])
+        return args[0]
+
+    return i(i), codegen

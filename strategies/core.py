@@ -15,6 +15,7 @@ import numba as nb
 import numpy as np
 
 from simcore.evaluate import POW5, moved_slots, shift_code, slots2
+from simcore.nrt import nonneg
 from simcore.tables import FINAL_OFF, PAIR_OFF, STRIDE
 from simcore.view import V_CODES, V_HAND, V_ME, V_N1, V_N2, V_N_MELDS, V_VISIBLE, V_VOID
 
@@ -25,13 +26,13 @@ NO_TILE = np.int64(-1)
 @nb.njit(cache=True, inline="always")
 def my_void(view):
     """This seat's void suit (0, 1, 2), or 3 before it is declared (matches no tile)."""
-    v = view[V_VOID + view[V_ME]]
-    return 3 if v < 0 else v
+    v = view[V_VOID + nonneg(view[V_ME])]
+    return nonneg(3 if v < 0 else v)
 
 
 @nb.njit(cache=True, inline="always")
 def my_melds(view):
-    return view[V_N_MELDS + view[V_ME]]
+    return view[V_N_MELDS + nonneg(view[V_ME])]
 
 
 @nb.njit(cache=True, inline="always")
@@ -55,7 +56,7 @@ def seven_pairs_moved(n2, n1, c, n):
 
 @nb.njit(cache=True, inline="always")
 def klass(tab, code):
-    return np.int64(tab[code])
+    return np.int64(tab[nonneg(code)])
 
 
 @nb.njit(cache=True, inline="always")
@@ -63,13 +64,13 @@ def pair_class(tab, a, b):
     """Class of two suits combined; symmetric, as the shanten is symmetric in the three suits
     (tests/test_fast_paths.py checks every class triple), so the fast paths below combine
     whichever two suits stay fixed."""
-    return np.int64(tab[PAIR_OFF + a * STRIDE + b])
+    return np.int64(tab[nonneg(PAIR_OFF + a * STRIDE + b)])
 
 
 @nb.njit(cache=True, inline="always")
 def final_shanten(tab, pc, c, k):
     """Regular shanten of a pair class and a third suit's class with k declared sets."""
-    return np.int64(tab[FINAL_OFF + (pc * STRIDE + c) * 5 + k]) - 1
+    return np.int64(tab[nonneg(FINAL_OFF + (pc * STRIDE + c) * 5 + k)]) - 1
 
 
 @nb.njit(cache=True, inline="always")
@@ -201,6 +202,7 @@ def isolation(view, t):
 @nb.njit(cache=True, inline="always")
 def isolation_at(view, t, r):
     """``isolation(view, t)`` for t of rank r."""
+    t = nonneg(t)
     n = 2 * (view[V_HAND + t] - 1)
     if r >= 1:
         n += view[V_HAND + t - 1] * 2

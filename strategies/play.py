@@ -16,6 +16,7 @@ import numba as nb
 import numpy as np
 
 from simcore.evaluate import waits_mask
+from simcore.nrt import nonneg
 from simcore.view import (
     A_KONG, A_WIN, C_KONG, C_PASS, C_PUNG, C_WIN, M_KONG_CONCEALED, M_PUNG, N_DISC_SEQ, Q_CLAIM, Q_ROB, Q_TURN,
     STRATEGY_SIG, V_CAN_KONG, V_CAN_PUNG, V_CAN_WIN, V_DISC_SEQ, V_FLOW, V_HAND, V_KONG_MASK, V_LOCKED,
@@ -299,8 +300,9 @@ def turn(tab, view, mode, ignore):
 
 
 @nb.njit(cache=True, _nrt=False)
-def shanten_after_pung(tab, view, st, t):
-    """Best shanten after punging t and discarding one tile (void tiles first)."""
+def shanten_after_pung(tab, view, st, t, enough):
+    """Best shanten after punging t and discarding one tile (void tiles first); stops at the
+    first discard reaching ``enough`` or lower (the caller asks only whether one does)."""
     void = my_void(view)
     k, ignore = st[8], st[9]
     c0, c1, c2, a0, a1, a2 = add_tiles(tab, st, t, -2)
@@ -321,6 +323,8 @@ def shanten_after_pung(tab, view, st, t):
                 sh = final_shanten(tab, pc, cls, k + 1)
                 if sh < best:
                     best = sh
+                    if best <= enough:
+                        return best
             d *= 5
     return best
 
@@ -330,14 +334,14 @@ def claim(tab, view, ignore):
     """Win; else kong or pung when it does not raise shanten (only in the target suits); else pass."""
     if view[V_CAN_WIN]:
         return C_WIN
-    t = view[V_TILE]
+    t = nonneg(view[V_TILE])
     st = prepare(tab, view, ignore)
     if (st[9] >> (t // 9)) & 1:
         return C_PASS
     now = shanten_of(tab, st)
     if view[V_CAN_KONG] and shanten_minus(tab, view, st, t, THREE, ONE) <= now:
         return C_KONG
-    if view[V_CAN_PUNG] and shanten_after_pung(tab, view, st, t) <= now:
+    if view[V_CAN_PUNG] and shanten_after_pung(tab, view, st, t, now) <= now:
         return C_PUNG
     return C_PASS
 

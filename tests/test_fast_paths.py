@@ -138,8 +138,11 @@ def _check_pungs(tab, view, st):
             v = core.shanten_minus(tab, view, after, np.int64(x), np.int64(1), np.int64(0))
             if v < ref:
                 ref = v
-        if shanten_after_pung(tab, view, st, np.int64(t)) != ref:
+        if shanten_after_pung(tab, view, st, np.int64(t), np.int64(-INF)) != ref:
             return 6
+        now = core.shanten_of(tab, st)  # with a bar to reach it may stop early: same verdict
+        if (shanten_after_pung(tab, view, st, np.int64(t), now) <= now) != (ref <= now):
+            return 7
     return 0
 
 
