@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import numba as nb
 
+from simcore.nrt import nonneg
 from simcore.view import Q_EXCHANGE, STRATEGY_SIG, V_HAND, pack3, rand_below
 
 
 @nb.njit(cache=True, _nrt=False)
 def suit_count(view, s):
     n = 0
+    s = nonneg(s)
     for t in range(s * 9, s * 9 + 9):
         n += view[V_HAND + t]
     return n
@@ -22,6 +24,7 @@ def suit_count(view, s):
 @nb.njit(cache=True, _nrt=False)
 def _isolation(view, t):
     """Same-suit tiles within two ranks (other copies included); edge tiles count as lonelier."""
+    t = nonneg(t)
     r = t % 9
     n = view[V_HAND + t] - 1
     if r >= 2:
@@ -59,6 +62,7 @@ def pass_three_of(view, s):
     (isolation, tile) over the suit's copies."""
     p0 = p1 = p2 = -1
     k0 = k1 = k2 = 1 << 30
+    s = nonneg(s)
     for t in range(s * 9, s * 9 + 9):
         c = view[V_HAND + t]
         if c <= 0:
