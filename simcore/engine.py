@@ -155,9 +155,10 @@ CHOSE = ("pass", "pung", "kong")
 
 ERR_NONE, ERR_ILLEGAL, ERR_INVARIANT, ERR_VIEW_WRITE = (I64(i) for i in range(4))  # ERR_VIEW_WRITE: answer = slot
 # invariant codes (H_ERR_ANSWER when H_ERROR == ERR_INVARIANT)
-INV_TILES, INV_VOID_DISCARD, INV_VOID_WIN, INV_PAYMENTS, INV_ZERO_SUM = (I64(i) for i in range(1, 6))
+INV_TILES, INV_VOID_DISCARD, INV_VOID_WIN, INV_PAYMENTS, INV_ZERO_SUM, INV_READY_HINT = (I64(i) for i in range(1, 7))
 INVARIANTS = {1: "108 tiles accounted for", 2: "no discard outside the void suit while holding it",
-              3: "no win while holding the void suit", 4: "payments add up to net", 5: "every hand sums to zero"}
+              3: "no win while holding the void suit", 4: "payments add up to net", 5: "every hand sums to zero",
+              6: "the readiness hint agrees with the hand"}
 
 # -- trace log --------------------------------------------------------------------------------
 (EV_DRAW, EV_DISCARD, EV_PUNG, EV_KONG, EV_PASS_WIN, EV_WIN, EV_PAYMENT, EV_CHECK, EV_END,
@@ -358,6 +359,19 @@ def _seat_wins(S, seat, extra):
 
 
 @nb.njit(cache=True, inline="always")
+def _fast_shanten(S, seat):
+    """The shanten (regular, and seven pairs without declared sets) of the seat's non-void
+    tiles, from its suit codes and pair slots."""
+    c0, c1, c2 = _codes_without_void(S, seat)
+    k = S[O_N_MELDS + seat]
+    sh = regular_shanten_codes(_tab_ptr(S), c0, c1, c2, k)
+    if k == 0:
+        a = min(S[O_N2 + seat], 7)
+        sh = min(sh, 13 - 2 * a - min(S[O_N1 + seat], 7 - a))
+    return sh
+
+
+@nb.njit(cache=True, inline="always")
 def _ready_hint(S, seat):
     """1 if the seat's 13 - 3k concealed tiles may be ready (fast shanten <= 0, no void tile),
     else 0; cached until its tiles change. Every hand that can win with one more tile passes,
@@ -365,19 +379,13 @@ def _ready_hint(S, seat):
     is still 1 or more is not ready without looking: a draw and a discard lower the shanten
     by at most one, so a hand two from ready needs no table lookups on its next turn."""
     r = S[O_RDY + seat]
-    if r >= 0:
-        return r
-    r = 0
-    if S[O_VOIDCNT + seat] == 0 and S[O_SH_LOW + seat] <= 0:
-        c0, c1, c2 = _codes_without_void(S, seat)
-        k = S[O_N_MELDS + seat]
-        sh = regular_shanten_codes(_tab_ptr(S), c0, c1, c2, k)
-        if k == 0:
-            a = min(S[O_N2 + seat], 7)
-            sh = min(sh, 13 - 2 * a - min(S[O_N1 + seat], 7 - a))
-        S[O_SH_LOW + seat] = sh
-        r = 1 if sh <= 0 else 0
-    S[O_RDY + seat] = r
+    if r < 0:
+        r = 0
+        if S[O_VOIDCNT + seat] == 0 and S[O_SH_LOW + seat] <= 0:
+            sh = _fast_shanten(S, seat)
+            S[O_SH_LOW + seat] = sh
+            r = 1 if sh <= 0 else 0
+        S[O_RDY + seat] = r
     return r
 
 
@@ -409,10 +417,28 @@ def check_tiles(S):
     return True
 
 
+@nb.njit(cache=True, _nrt=False)
+def check_hints(S):
+    """Invariant: each seat's shanten bound is a lower bound, and a cached readiness hint
+    agrees with its tiles. Returns the first seat where either fails, else -1."""
+    for s in range(4):
+        sh = _fast_shanten(S, I64(s))
+        if sh < S[O_SH_LOW + s]:
+            return s
+        r = S[O_RDY + s]
+        if r >= 0 and r != (1 if S[O_VOIDCNT + s] == 0 and sh <= 0 else 0):
+            return s
+    return -1
+
+
 @nb.njit(cache=True, inline="always")
 def _check(S):
-    if S[O_CHECK] and not check_tiles(S):
-        _error(S, ERR_INVARIANT, MINUS_ONE, MINUS_ONE, INV_TILES)
+    if S[O_CHECK]:
+        if not check_tiles(S):
+            _error(S, ERR_INVARIANT, MINUS_ONE, MINUS_ONE, INV_TILES)
+        bad = check_hints(S)
+        if bad >= 0:
+            _error(S, ERR_INVARIANT, bad, MINUS_ONE, INV_READY_HINT)
 
 
 # == payments and wins ========================================================================

@@ -9,8 +9,9 @@ import pytest
 
 import simcore.engine as E
 from simcore.batch import run_batch
+from simcore.nrt import data_ptr
 from simcore.rules import PRESETS, preset
-from simcore.trace import trace_hand
+from simcore.trace import run_traced, trace_hand
 from strategies.registry import parse_seats, seat_functions
 
 MIXED = "random,greedy,efficient+exchange=random+void=random,defensive+exchange=keep-pairs+void=weakest"
@@ -34,7 +35,8 @@ def _net_from_payments(res):
 @pytest.mark.parametrize("name", PRESETS)
 def test_invariants_hold_on_100000_random_hands(name):
     """Checking mode verifies after every step: 108 tiles accounted for, no discard outside the
-    void suit while holding it, no win while holding it, payments add up to net, zero sum."""
+    void suit while holding it, no win while holding it, payments add up to net, zero sum, and
+    each seat's readiness hint and shanten bound agree with its tiles."""
     half = 50_000
     for spec, seed in ((MIXED, 101), (FLUSHY, 202)):
         res = run_batch(preset(name), _fns(spec), seed, 0, half, check=True)  # raises InvariantError
@@ -44,6 +46,31 @@ def test_invariants_hold_on_100000_random_hands(name):
         part = run_batch(preset(name), _fns(spec), seed, 0, 2000)
         assert (_net_from_payments(part) == part.seat[sample, :, E.S_NET]).all()
         assert (res.seat[:, :, E.S_NET_WIN:E.S_NET_LIABILITY + 1].sum(axis=2) == res.seat[:, :, E.S_NET]).all()
+
+
+@numba.njit
+def _check_hints(S):
+    return E.check_hints(data_ptr(S))
+
+
+def test_check_mode_catches_a_wrong_readiness_hint_or_shanten_bound():
+    """The hints that let unready seats skip win tests are checked against the tiles: a bound
+    above the shanten, or a cached hint that disagrees, is reported with its seat."""
+    for g in range(20):
+        S = run_traced(preset("battle"), _fns(MIXED), 7, g, g % 4)[0]
+        assert _check_hints(S) == -1
+        for seat in range(4):
+            bound = S[E.O_SH_LOW + seat]
+            S[E.O_SH_LOW + seat] = 20
+            assert _check_hints(S) == seat
+            S[E.O_SH_LOW + seat] = bound
+            hint = S[E.O_RDY + seat]
+            found = []
+            for cached in (0, 1):  # one of the two disagrees with the tiles
+                S[E.O_RDY + seat] = cached
+                found.append(int(_check_hints(S)))
+            assert sorted(found) == [-1, seat]
+            S[E.O_RDY + seat] = hint
 
 
 def _same(a, b):
