@@ -18,7 +18,7 @@ from .rules import (
     R_FAN_ALL_TRIPLETS, R_FAN_CAP, R_FAN_FOUR_DECLARED, R_FAN_FULL_FLUSH, R_FAN_KONG_REPLACEMENT,
     R_FAN_LAST_TILE, R_FAN_ROBBING_KONG, R_FAN_ROOT, R_FAN_SEVEN_PAIRS, R_LIMIT_HANDS,
 )
-from .tables import FINAL_OFF, INF, PAIR_OFF, STRIDE
+from .tables import INF, PAIR_OFF, STRIDE, final_at
 
 PATTERNS = (
     "all_triplets", "seven_pairs", "full_flush", "four_declared", "root", "kong_replacement",
@@ -79,7 +79,7 @@ def regular_shanten_codes(tab, c0, c1, c2, k):
     b = np.int64(tab[c1])
     c = np.int64(tab[c2])
     pc = np.int64(tab[PAIR_OFF + a * STRIDE + b])
-    return np.int64(tab[FINAL_OFF + (pc * STRIDE + c) * 5 + k]) - 1
+    return np.int64(tab[final_at(pc, c, k)]) - 1
 
 
 @nb.njit(cache=True, _nrt=False)

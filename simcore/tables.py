@@ -12,7 +12,10 @@ uint8 array ``tab`` with fixed strides, the only table argument kernels take:
 
     tab[CLS_OFF + code]                           suit class of a base-5 suit code
     tab[PAIR_OFF + c1 * STRIDE + c2]              class of two suits combined
-    tab[FINAL_OFF + (pc * STRIDE + c3) * 5 + k]   regular shanten + 1 with k declared sets
+    tab[final_at(pc, c3, k)]                      regular shanten + 1 with k declared sets
+
+``final`` is stored k-major: the entries for one k (nearly always 0 or 1) are contiguous,
+so the ones play touches fill few cache lines.
 """
 
 from __future__ import annotations
@@ -34,8 +37,16 @@ CLS_OFF = 0
 PAIR_OFF = N_CODES
 FINAL_OFF = PAIR_OFF + STRIDE * STRIDE
 TAB_SIZE = FINAL_OFF + STRIDE * STRIDE * 5
-TABLE_VERSION = 1
+TABLE_VERSION = 2
 INF = 99
+
+
+
+@nb.njit(cache=True, inline="always")
+def final_at(pc, c3, k):
+    """Index in ``tab`` of the final entry for pair class pc, third suit class c3, k sets."""
+    return FINAL_OFF + (k * STRIDE + pc) * STRIDE + c3
+
 
 POW5 = np.array([5**r for r in range(10)], dtype=np.int64)
 
@@ -138,7 +149,7 @@ def _pair_rows(rows):
 
 @nb.njit(cache=True)
 def _fill_final(final, prows, rows):
-    """final[pc, c3, k] = shanten + 1 of four-minus-k sets and a pair over three suits."""
+    """final[k, pc, c3] = shanten + 1 of four-minus-k sets and a pair over three suits."""
     for pc in range(prows.shape[0]):
         for c3 in range(rows.shape[0]):
             for k in range(5):
@@ -149,7 +160,7 @@ def _fill_final(final, prows, rows):
                         v = prows[pc, m1 * 2 + p1] + rows[c3, (n - m1) * 2 + (1 - p1)]
                         if v < best:
                             best = v
-                final[pc, c3, k] = best
+                final[k, pc, c3] = best
 
 
 def _row_keys(rows: np.ndarray) -> np.ndarray:
@@ -179,7 +190,7 @@ def build_tables() -> np.ndarray:
     tab[CLS_OFF:CLS_OFF + N_CODES] = cls.astype(np.uint8)
     pair = tab[PAIR_OFF:PAIR_OFF + STRIDE * STRIDE].reshape(STRIDE, STRIDE)
     pair[:ncls, :ncls] = pcls.reshape(ncls, ncls)
-    _fill_final(tab[FINAL_OFF:].reshape(STRIDE, STRIDE, 5), prows, rows)
+    _fill_final(tab[FINAL_OFF:].reshape(5, STRIDE, STRIDE), prows, rows)
     return tab
 
 

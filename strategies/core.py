@@ -16,7 +16,7 @@ import numpy as np
 
 from simcore.evaluate import POW5, moved_slots, shift_code, slots2
 from simcore.nrt import nonneg
-from simcore.tables import FINAL_OFF, PAIR_OFF, STRIDE
+from simcore.tables import PAIR_OFF, STRIDE, final_at
 from simcore.view import V_CODES, V_HAND, V_ME, V_N1, V_N2, V_N_MELDS, V_VISIBLE, V_VOID
 
 INF = 99
@@ -70,7 +70,7 @@ def pair_class(tab, a, b):
 @nb.njit(cache=True, inline="always")
 def final_shanten(tab, pc, c, k):
     """Regular shanten of a pair class and a third suit's class with k declared sets."""
-    return np.int64(tab[nonneg(FINAL_OFF + (pc * STRIDE + c) * 5 + k)]) - 1
+    return np.int64(tab[nonneg(final_at(pc, c, k))]) - 1
 
 
 @nb.njit(cache=True, inline="always")
@@ -300,17 +300,18 @@ def discard_shantens(tab, view, st, o):
     return best
 
 
+NO_KEY = np.int64(1) << 40
+
+
 @nb.njit(cache=True, inline="always")
 def lowest_shanten_discard(tab, view, st):
     """(t, shanten) of the discard with the lowest shanten, then the lowest ``isolation``, then
-    the lowest index, in one pass (the greedy player; held tiles only, no void tile held)."""
+    the lowest index, in one pass (the greedy player; held tiles only, no void tile held).
+    Branch-free: every rank of a suit in hand is evaluated (a kind not held evaluates the suit
+    unchanged) and the smallest key (shanten, isolation, tile) kept; whether a kind is held is
+    as good as random, and a mispredicted branch per rank cost more than the work it saved."""
     c0, c1, c2, a0, a1, a2, n2, n1, k, ignore = st
-    base = shanten_of(tab, st)
-    # a discard never lowers the seven-pairs shanten: below s7_floor only regular hands count
-    s7_floor = seven_pairs(n2, n1) if k == 0 else INF
-    best_t = -1
-    best_sh = INF
-    best_iso = 0
+    best = NO_KEY
     for s in range(3):
         if view[V_CODES + s] == 0:
             continue  # no tile of this suit
@@ -320,25 +321,18 @@ def lowest_shanten_discard(tab, view, st):
         for r in range(9):
             t = 9 * s + r
             c = view[V_HAND + t]
-            if c > 0:
-                sh = base
-                if not off_target:
-                    sh = final_shanten(tab, pc, klass(tab, code - d), k)
-                    if s7_floor < sh:
-                        s7 = seven_pairs_moved(n2, n1, c, -1)
-                        if s7 < sh:
-                            sh = s7
-                if sh < best_sh:
-                    best_t = t
-                    best_sh = sh
-                    best_iso = isolation_at(view, t, r)
-                elif sh == best_sh:
-                    iso = isolation_at(view, t, r)
-                    if iso < best_iso:
-                        best_t = t
-                        best_iso = iso
+            held = c > 0
+            sh = final_shanten(tab, pc, klass(tab, code - (d if held else 0)), k)
+            if k == 0:  # a discard's seven-pairs shanten (only with no declared sets)
+                sh = min(sh, seven_pairs_moved(n2, n1, c, -1))
+            if off_target:
+                sh = shanten_of(tab, st)  # an ignored suit's tile changes nothing
+            key = ((sh + 2) << 13) | (isolation_at(view, t, r) << 5) | t
+            best = min(best, key if held else NO_KEY)
             d *= 5
-    return best_t, best_sh
+    if best == NO_KEY:
+        return NO_TILE, np.int64(INF)
+    return best & 31, (best >> 13) - 2
 
 
 @nb.njit(cache=True, _nrt=False)

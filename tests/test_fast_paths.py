@@ -12,7 +12,7 @@ import numba as nb
 import numpy as np
 import pytest
 
-from simcore.tables import FINAL_OFF, N_CODES, PAIR_OFF, STRIDE, load_tables
+from simcore.tables import N_CODES, PAIR_OFF, STRIDE, final_at, load_tables
 from simcore.view import V_CODES, V_HAND, V_ME, V_MUST_VOID, V_N1, V_N2, V_N_MELDS, V_SCRATCH, V_VISIBLE, V_VOID, VIEW_LEN
 from strategies import core
 from strategies.play import shanten_after_pung
@@ -30,9 +30,9 @@ def _asymmetries(tab, n):
                 bad += 1
             for c in range(n):
                 for k in range(5):
-                    x = np.int64(tab[FINAL_OFF + (pc * STRIDE + c) * 5 + k])
+                    x = np.int64(tab[final_at(pc, c, k)])
                     pc2 = np.int64(tab[PAIR_OFF + b * STRIDE + c])
-                    if x != tab[FINAL_OFF + (pc2 * STRIDE + a) * 5 + k]:
+                    if x != tab[final_at(pc2, a, k)]:
                         bad += 1
     return bad
 
