@@ -25,7 +25,8 @@ from simcore.view import (
 )
 
 from .core import (
-    INF, NO_TILE, add_tiles, code_and_rest, discard_shantens, final_shanten, isolation, klass, live_draws,
+    INF, NO_KEY, NO_TILE, add_tiles, code_and_rest, discard_shantens, final_shanten, isolation, isolation_at, klass,
+    live_draws,
     lowest_shanten_discard, my_void, near_mask, plus_classes, prepare, shanten_minus, shanten_moved, shanten_of,
     ukeire_fast,
 )
@@ -175,17 +176,15 @@ def _hopeless(view, best_sh):
 
 @nb.njit(cache=True, inline="always")
 def void_discard(view):
-    """While holding void tiles (no part of any target): the most isolated one."""
+    """While holding void tiles (no part of any target): the most isolated one, then the
+    lowest. Branch-free, as ``lowest_shanten_discard``."""
     void = my_void(view)
-    best = -1
-    best_key = 1 << 30
-    for t in range(void * 9, void * 9 + 9):
-        if view[V_HAND + t] > 0:
-            key = isolation(view, t)
-            if key < best_key:
-                best_key = key
-                best = t
-    return best
+    best = NO_KEY
+    for r in range(9):
+        t = void * 9 + r
+        key = (isolation_at(view, t, r) << 5) | r
+        best = min(best, key if view[V_HAND + t] > 0 else NO_KEY)
+    return void * 9 + (best & 31) if best != NO_KEY else NO_TILE
 
 
 @nb.njit(cache=True, _nrt=False)
