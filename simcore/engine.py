@@ -277,11 +277,12 @@ def _add(S, seat, t, n):
     s = t // 9
     d = n * POW5[t - 9 * s]
     S[O_CODES + seat * 3 + s] += d
-    if s == S[O_VOID + seat]:
-        S[O_VOIDCNT + seat] += n
-    else:
-        S[O_N2 + seat] += slots2(new) - slots2(old)
-        S[O_N1 + seat] += (new & 1) - (old & 1)
+    # void-suit tiles count apart from the pair slots; arithmetic, not a branch: whether a
+    # tile is of the void suit is as good as random
+    in_void = I64(s == S[O_VOID + seat])
+    S[O_VOIDCNT + seat] += n * in_void
+    S[O_N2 + seat] += (slots2(new) - slots2(old)) * (1 - in_void)
+    S[O_N1 + seat] += ((new & 1) - (old & 1)) * (1 - in_void)
     if new == 4:
         S[O_QUADS + seat] |= I64(1) << t
     elif old == 4:
@@ -1113,8 +1114,9 @@ def _claims(S, frm, t, liability):
         if S[O_OUT + seat]:
             continue
         held = S[O_HAND + seat * 27 + t]
-        can_pung = (held >= 2 and not last and S[O_LOCKED + seat] == 0 and t // 9 != S[O_VOID + seat]
-                    and (_r(S, R_CLAIM_WHILE_VOID) or not _must_void(S, seat)))
+        # & rather than "and": one branch on the outcome instead of one per (random) condition
+        can_pung = ((held >= 2) & (not last) & (S[O_LOCKED + seat] == 0) & (t // 9 != S[O_VOID + seat])
+                    & ((_r(S, R_CLAIM_WHILE_VOID) != 0) | (S[O_VOIDCNT + seat] == 0)))
         can_win = _can_win_on(S, seat, t)
         if not (can_win or can_pung):
             continue
