@@ -95,7 +95,9 @@ def check_spec(spec: str, situations: int = 10000, seed: int = 0) -> Report:
         cell += 1
     if not np.array_equal(tab, tab_before):
         tab[:] = tab_before  # undo, so later play in this process is not poisoned
-        report.failures.append(f"strategy {canonical!r} changed the shared suit tables it was given (read-only by contract)")
+        # first: with its tables changed the engine's own checks fail too, as a consequence
+        report.failures.insert(0, f"strategy {canonical!r} changed the shared suit tables it was given "
+                                  "(read-only by contract)")
     return report
 
 
