@@ -221,12 +221,14 @@ def near_mask(view, st):
     lower a regular hand's shanten (a lone new tile joins nothing)."""
     ignore = st[9]
     m = np.int64(0)
-    for t in range(27):
-        if view[V_HAND + t] > 0 and not (ignore >> (t // 9)) & 1:
-            r = t % 9
+    for s in range(3):
+        if (ignore >> s) & 1:
+            continue
+        for r in range(9):  # arithmetic, not a branch per (randomly) held kind
+            t = 9 * s + r
             lo = t - min(r, 2)
             hi = t + min(8 - r, 2)
-            m |= ((np.int64(1) << (hi - lo + 1)) - 1) << lo
+            m |= (((np.int64(1) << (hi - lo + 1)) - 1) << lo) * (view[V_HAND + t] > 0)
     return m
 
 
@@ -271,8 +273,6 @@ def discard_shantens(tab, view, st, o):
     pair class of the two suits it leaves alone is shared by its suit."""
     c0, c1, c2, a0, a1, a2, n2, n1, k, ignore = st
     base = shanten_of(tab, st)
-    # a discard never lowers the seven-pairs shanten: below s7_floor only regular hands count
-    s7_floor = seven_pairs(n2, n1) if k == 0 else INF
     best = INF
     for s in range(3):
         if view[V_CODES + s] == 0:  # no tile of this suit
@@ -282,19 +282,17 @@ def discard_shantens(tab, view, st, o):
         code, pc = code_and_rest(tab, c0, c1, c2, a0, a1, a2, s)
         off_target = (ignore >> s) & 1
         d = 1
-        for t in range(9 * s, 9 * s + 9):
+        for t in range(9 * s, 9 * s + 9):  # branch-free, as lowest_shanten_discard
             c = view[V_HAND + t]
-            sh = INF
-            if c > 0:
+            held = c > 0
+            if off_target:
                 sh = base  # an ignored suit's tile changes nothing
-                if not off_target:
-                    sh = final_shanten(tab, pc, klass(tab, code - d), k)
-                    if s7_floor < sh:
-                        s7 = seven_pairs_moved(n2, n1, c, -1)
-                        if s7 < sh:
-                            sh = s7
-                if sh < best:
-                    best = sh
+            else:
+                sh = final_shanten(tab, pc, klass(tab, code - (d if held else 0)), k)
+                if k == 0:
+                    sh = min(sh, seven_pairs_moved(n2, n1, c, -1))
+            sh = sh if held else INF
+            best = min(best, sh)
             view[o + t] = sh
             d *= 5
     return best
@@ -340,9 +338,8 @@ def live_draws(view, near):
     """The tiles of the bit set ``near`` with live copies."""
     m = np.int64(0)
     for u in range(27):
-        if (near >> u) & 1 and live(view, u) > 0:
-            m |= np.int64(1) << u
-    return m
+        m |= np.int64(live(view, u) > 0) << u
+    return m & near
 
 
 @nb.njit(cache=True, _nrt=False)
@@ -351,9 +348,8 @@ def plus_classes(tab, view, st, draws, o):
     for s in range(3):
         code = st[0] if s == 0 else (st[1] if s == 1 else st[2])
         d = 1
-        for u in range(9 * s, 9 * s + 9):
-            if (draws >> u) & 1:
-                view[o + u] = klass(tab, code + d)
+        for u in range(9 * s, 9 * s + 9):  # every kind (a class that is never read is harmless)
+            view[o + u] = klass(tab, code + (d if (draws >> u) & 1 else 0))
             d *= 5
 
 
@@ -374,16 +370,13 @@ def ukeire_fast(tab, view, st, out_t, target, draws, o):
             continue
         code, pc = code_and_rest(tab, c0, c1, c2, a0, a1, a2, su)
         d = 1
-        for u in range(9 * su, 9 * su + 9):
-            if (draws >> u) & 1:
-                cls = klass(tab, code + d) if su == so else view[o + u]
-                sh = final_shanten(tab, pc, cls, k)
-                if pairs_may and sh >= target:
-                    c = view[V_HAND + u] - (1 if u == out_t else 0)
-                    s7 = seven_pairs_moved(n2, n1, c, 1)
-                    if s7 < sh:
-                        sh = s7
-                if sh < target:
-                    n += live(view, u)
+        for u in range(9 * su, 9 * su + 9):  # every kind, counted only if a draw: no branches
+            draw = (draws >> u) & 1
+            cls = klass(tab, code + d * draw) if su == so else view[o + u]
+            sh = final_shanten(tab, pc, cls, k)
+            if pairs_may:
+                c = view[V_HAND + u] - (1 if u == out_t else 0)
+                sh = min(sh, seven_pairs_moved(n2, n1, c, 1))
+            n += live(view, u) * draw * (sh < target)
             d *= 5
     return n
