@@ -64,19 +64,21 @@ def _alloc(rows: int, win_cap: int, pay_cap: int):
 _REUSE = threading.local()
 
 
-def _outputs(rows: int, win_cap: int, pay_cap: int):
+def _outputs(rows: int, win_cap: int, pay_cap: int, match_mode: bool):
     """Output arrays for a batch: the previous batch's of this thread when they have the same
     shape and nothing refers to them any more (the caller dropped that result), else new ones.
     New arrays cost the kernel a page fault on every 4 KB it first writes, about 8% of a greedy
-    batch of 100,000 hands. Reused hand and seat rows are zeroed (an error can leave rows of a
-    match unplayed); win and payment slots are not: only the slots below a hand's counts are
+    batch of 100,000 hands. The kernel writes every field of a played hand's hand and seat
+    rows, so reused ones are zeroed only in match mode (an error can leave the rest of a match
+    unplayed); win and payment slots never are: only the slots below a hand's counts are
     results, and the kernel writes those whole."""
     key = (rows, win_cap, pay_cap)
     kept = getattr(_REUSE, "last", None)
     if kept is not None and kept[0] == key and all(sys.getrefcount(a) <= 3 for a in kept[1]):
         arrays = kept[1]  # referenced only by ``kept``, the loop variable and getrefcount's argument
-        arrays[0].fill(0)
-        arrays[1].fill(0)
+        if match_mode:
+            arrays[0].fill(0)
+            arrays[1].fill(0)
         return arrays
     _REUSE.last = None  # let the old arrays go before the new ones are made
     arrays = _alloc(rows, win_cap, pay_cap)
@@ -151,7 +153,7 @@ def run_batch(rules: RuleSet, fns: tuple, seed: int, first: int, n_items: int, m
     rows = n_items * hpm
     win_cap = WIN_CAP[rules.variant]
     pay_cap = PAY_CAP[rules.variant]
-    hand, seat, win, pay = _outputs(rows, win_cap, pay_cap)
+    hand, seat, win, pay = _outputs(rows, win_cap, pay_cap, match_mode)
     E.play_batch(tab, R, fns, np.int64(seed), np.int64(first), np.int64(n_items), bool(match_mode),
                  bool(check), hand, seat, win, pay)
     over = np.flatnonzero((hand[:, E.H_N_WINS] > win_cap) | (hand[:, E.H_N_PAYMENTS] > pay_cap))

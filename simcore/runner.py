@@ -281,9 +281,12 @@ def run(run_dir: str | os.PathLike, cfg: RunConfig, workers: int | None = None, 
             config = cfg.to_json()
             pending: dict[cf.Future, tuple] = {}
             queue = list(todo)
+            # one chunk queued behind each running one: a worker that finishes starts its next
+            # chunk at once instead of waiting for this loop to hear of it and submit
+            in_flight = n_workers if isinstance(executor, InlineExecutor) else 2 * n_workers
             try:
                 while queue or pending:
-                    while queue and len(pending) < n_workers:
+                    while queue and len(pending) < in_flight:
                         c, first, count = queue.pop(0)
                         fut = executor.submit(play_chunk, str(run_dir), config, c, first, count, threads, check)
                         pending[fut] = (c, first, count)
