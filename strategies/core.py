@@ -266,6 +266,18 @@ def ukeire(tab, view, st, out_t, target, near):
 # -- whole-turn fast paths (the built-in players; same results as the helpers above) ---------
 
 
+@nb.njit(cache=True, inline="always")
+def discard_shanten_at(tab, pc, code, d, c, k, n2, n1):
+    """Shanten after discarding one copy of a kind held c times: d is its weight in its suit's
+    ``code``, pc the pair class of the other two suits. No branch on c (whether a kind is held
+    is as good as random, and a mispredicted branch per rank cost more than the work it
+    saved): a kind not held evaluates the suit unchanged, and the caller masks that result."""
+    sh = final_shanten(tab, pc, klass(tab, code - (d if c > 0 else 0)), k)
+    if k == 0:  # a discard's seven-pairs shanten (only with no declared sets)
+        sh = min(sh, seven_pairs_moved(n2, n1, c, -1))
+    return sh
+
+
 @nb.njit(cache=True, _nrt=False)
 def discard_shantens(tab, view, st, o):
     """``view[o + t]`` = ``shanten_moved(tab, view, st, t, NO_TILE)`` for every held t (INF for
@@ -282,16 +294,11 @@ def discard_shantens(tab, view, st, o):
         code, pc = code_and_rest(tab, c0, c1, c2, a0, a1, a2, s)
         off_target = (ignore >> s) & 1
         d = 1
-        for t in range(9 * s, 9 * s + 9):  # branch-free, as lowest_shanten_discard
+        for t in range(9 * s, 9 * s + 9):
             c = view[V_HAND + t]
-            held = c > 0
-            if off_target:
-                sh = base  # an ignored suit's tile changes nothing
-            else:
-                sh = final_shanten(tab, pc, klass(tab, code - (d if held else 0)), k)
-                if k == 0:
-                    sh = min(sh, seven_pairs_moved(n2, n1, c, -1))
-            sh = sh if held else INF
+            # an ignored suit's tile changes nothing
+            sh = base if off_target else discard_shanten_at(tab, pc, code, d, c, k, n2, n1)
+            sh = sh if c > 0 else INF
             best = min(best, sh)
             view[o + t] = sh
             d *= 5
@@ -305,9 +312,8 @@ NO_KEY = np.int64(1) << 40
 def lowest_shanten_discard(tab, view, st):
     """(t, shanten) of the discard with the lowest shanten, then the lowest ``isolation``, then
     the lowest index, in one pass (the greedy player; held tiles only, no void tile held).
-    Branch-free: every rank of a suit in hand is evaluated (a kind not held evaluates the suit
-    unchanged) and the smallest key (shanten, isolation, tile) kept; whether a kind is held is
-    as good as random, and a mispredicted branch per rank cost more than the work it saved."""
+    Branch-free: every rank of a suit in hand is evaluated (``discard_shanten_at``) and the
+    smallest key (shanten, isolation, tile) kept."""
     c0, c1, c2, a0, a1, a2, n2, n1, k, ignore = st
     best = NO_KEY
     for s in range(3):
@@ -319,14 +325,11 @@ def lowest_shanten_discard(tab, view, st):
         for r in range(9):
             t = 9 * s + r
             c = view[V_HAND + t]
-            held = c > 0
-            sh = final_shanten(tab, pc, klass(tab, code - (d if held else 0)), k)
-            if k == 0:  # a discard's seven-pairs shanten (only with no declared sets)
-                sh = min(sh, seven_pairs_moved(n2, n1, c, -1))
+            sh = discard_shanten_at(tab, pc, code, d, c, k, n2, n1)
             if off_target:
                 sh = shanten_of(tab, st)  # an ignored suit's tile changes nothing
             key = ((sh + 2) << 13) | (isolation_at(view, t, r) << 5) | t
-            best = min(best, key if held else NO_KEY)
+            best = min(best, key if c > 0 else NO_KEY)
             d *= 5
     if best == NO_KEY:
         return NO_TILE, np.int64(INF)
