@@ -1116,7 +1116,7 @@ def _claims(S, frm, t, liability):
         held = S[O_HAND + seat * 27 + t]
         # & rather than "and": one branch on the outcome instead of one per (random) condition
         can_pung = ((held >= 2) & (not last) & (S[O_LOCKED + seat] == 0) & (t // 9 != S[O_VOID + seat])
-                    & ((_r(S, R_CLAIM_WHILE_VOID) != 0) | (S[O_VOIDCNT + seat] == 0)))
+                    & ((_r(S, R_CLAIM_WHILE_VOID) != 0) | (not _must_void(S, seat))))
         can_win = _can_win_on(S, seat, t)
         if not (can_win or can_pung):
             continue
