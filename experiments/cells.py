@@ -27,10 +27,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from simcore import records
+from simcore.analysis import Z95, mean_ci, wilson
+
 from .execute import ExperimentError, load_complete_run, read_manifest, run_dirs
 
-Z95 = 1.959963984540054
-REASONS = ("win", "kong", "flower_pig", "not_ready", "kong_refund", "kong_discard_liability")
+REASONS = records.REASONS
 QUANTILES = (0.01, 0.05, 0.25, 0.5, 0.75, 0.95, 0.99)
 
 DEFINITIONS = {
@@ -52,23 +54,11 @@ def _f(x) -> float | None:
 
 
 def _mean_ci(x: np.ndarray) -> tuple:
-    from simcore.analysis import mean_ci
-
     return tuple(_f(v) for v in mean_ci(x))
 
 
 def _wilson(k: float, n: float) -> tuple:
-    """(rate, low, high): Wilson score 95% interval; k and n may be effective (non-integer) counts."""
-    if n <= 0:
-        return (None, None, None)
-    p = k / n
-    z2 = Z95 * Z95
-    den = 1 + z2 / n
-    centre = (p + z2 / (2 * n)) / den
-    half = Z95 * math.sqrt(max(0.0, p * (1 - p) / n + z2 / (4 * n * n))) / den
-    lo = 0.0 if k <= 0 else max(0.0, centre - half)
-    hi = 1.0 if k >= n else min(1.0, centre + half)
-    return (_f(p), _f(lo), _f(hi))
+    return tuple(_f(v) for v in wilson(k, n))
 
 
 def wilson_clustered(hit: np.ndarray, groups: np.ndarray) -> dict:

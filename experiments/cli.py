@@ -1,6 +1,7 @@
 """``sichuan experiment run|report|list`` and ``sichuan compare``.
 
-Registered on the ``sichuan`` group by simcore/cli.py. Heavy imports (numba, pandas) happen
+Added to the ``sichuan`` group through the entry-point group ``sichuan.commands``
+(pyproject.toml), so the core's CLI never imports this package. Heavy imports (numba, pandas) happen
 inside the commands, so ``sichuan --help`` stays fast. Errors are one line, exit status 2.
 """
 
@@ -11,15 +12,13 @@ import tempfile
 
 import click
 
+from simcore.messages import one_line as _one_line
+
 
 class ExperimentCliError(click.ClickException):
     """A user error: one ``Error: <message>`` line, exit status 2 (as simcore.cli.CliError)."""
 
     exit_code = 2
-
-
-def _one_line(exc: BaseException) -> str:
-    return " ".join((str(exc).strip() or type(exc).__name__).split())
 
 
 def _log(quiet: bool):

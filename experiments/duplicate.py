@@ -23,9 +23,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from simcore.analysis import Z95
+
 from .execute import ExperimentError, load_complete_run, read_manifest, run_dirs
 
-Z95 = 1.959963984540054
 
 DEFINITIONS = [
     "score of an arm on a wall = mean over the 4 rotations of the arm's net at its seat (points per hand)",

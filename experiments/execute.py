@@ -10,7 +10,6 @@ rotations). Rerunning resumes (every run resumes by itself); a larger ``--hands`
 from __future__ import annotations
 
 import concurrent.futures as cf
-import datetime as _dt
 import json
 import multiprocessing
 import time
@@ -77,10 +76,6 @@ def plan(spec: Spec, hands: int, seed: int) -> tuple[list[PlannedRun], dict]:
     return runs, layout
 
 
-def _now() -> str:
-    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
-
-
 def read_manifest(exp_dir) -> dict:
     exp_dir = Path(exp_dir)
     if not exp_dir.is_dir():
@@ -118,13 +113,11 @@ def write_json(path: Path, data: dict) -> None:
     files.write_json(path, data, allow_nan=False)
 
 
-def _check_existing(exp_dir: Path, spec: Spec, hands: int, seed: int) -> dict | None:
-    if not (exp_dir / MANIFEST).exists():
-        leftovers = [p.name for p in exp_dir.iterdir() if not p.name.startswith(".")]
-        if leftovers:
-            raise ExperimentError(f"{exp_dir} is not empty and holds no {MANIFEST}: choose a new or empty directory")
+def _check_existing(d: files.ManagedDir, spec: Spec, hands: int, seed: int) -> dict | None:
+    exp_dir = d.path
+    old = d.existing(read_manifest)
+    if old is None:
         return None
-    old = read_manifest(exp_dir)
     if old["spec"].get("name") != spec.name or _identity(old["spec"]) != spec.identity():
         raise ExperimentError(f"{exp_dir} holds experiment {old['spec'].get('name')!r} with a different spec; "
                               "use a new --out directory")
@@ -160,59 +153,49 @@ def run_experiment(spec: Spec, out, hands: int | None = None, seed: int | None =
     if hands <= 0:
         raise ExperimentError(f"--hands must be positive, got {hands}")
     exp_dir = Path(out)
-    try:
-        exp_dir.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise ExperimentError(f"cannot create experiment directory {exp_dir}: {exc.strerror or exc}") from None
-    if not exp_dir.is_dir():
-        raise ExperimentError(f"cannot create experiment directory {exp_dir}: a file of that name exists")
-    lock = files.lock_dir(exp_dir, ".experiment.lock", ExperimentError)
     pool = None
-    try:
-        old = _check_existing(exp_dir, spec, hands, seed)
-        runs, layout = plan(spec, hands, seed)
-        from simcore import __version__
+    with files.ManagedDir(exp_dir, "experiment directory", MANIFEST, ".experiment.lock", ExperimentError) as d:
+        try:
+            old = _check_existing(d, spec, hands, seed)
+            runs, layout = plan(spec, hands, seed)
+            from simcore.version import __version__
 
-        manifest = {
-            "format": FORMAT, "version": VERSION, "package_version": __version__,
-            "spec": spec.to_json(), "seed": seed, "hands": hands,
-            "layout": layout, "runs": {p.reldir: p.config.to_json() for p in runs},
-            "complete": False,
-            "timings": dict(old.get("timings", {})) if old else {"created": _now(), "seconds": 0.0},
-        }
-        write_json(exp_dir / MANIFEST, manifest)
-        t0 = time.perf_counter()
-        total_hands = sum(p.config.total_hands for p in runs)
-        if log:
-            log(f"experiment {spec.name}: {len(runs)} runs, {total_hands:,} hands in all, seed {seed}, into {exp_dir}")
-        for i, p in enumerate(runs, 1):
-            t1 = time.perf_counter()
-            multi = len(p.config.chunks()) > 1
-            if multi and pool is None and (workers or cpu_count()) > 1:
-                # one pool for the whole experiment: workers load the engine once, not once per run
-                pool = cf.ProcessPoolExecutor(min(workers or cpu_count(), cpu_count()),
-                                              mp_context=multiprocessing.get_context("spawn"))
-            try:
-                m = run(exp_dir / p.reldir, p.config, workers=workers, executor=pool if multi else None)
-            except RunError as exc:
-                raise ExperimentError(f"{p.label}: {exc}") from None
+            manifest = {
+                "format": FORMAT, "version": VERSION, "package_version": __version__,
+                "spec": spec.to_json(), "seed": seed, "hands": hands,
+                "layout": layout, "runs": {p.reldir: p.config.to_json() for p in runs},
+                "complete": False,
+                "timings": d.timings(old),
+            }
+            d.write_manifest(manifest, allow_nan=False)
+            t0 = time.perf_counter()
+            total_hands = sum(p.config.total_hands for p in runs)
             if log:
-                secs = time.perf_counter() - t1
-                rate = m["timings"].get("last_session_hands_per_second")
-                done = "already complete" if not rate else f"{rate:,.0f} hands/s"
-                log(f"  [{i}/{len(runs)}] {p.label}: {m['hands']:,} hands, {secs:.1f} s ({done})")
-        elapsed = time.perf_counter() - t0
-        manifest["complete"] = True
-        t = manifest["timings"]
-        t["updated"] = _now()
-        t["seconds"] = round(float(t.get("seconds", 0.0)) + elapsed, 3)
-        t["last_session_seconds"] = round(elapsed, 3)
-        write_json(exp_dir / MANIFEST, manifest)
-        return manifest
-    finally:
-        if pool is not None:
-            pool.shutdown(wait=True, cancel_futures=True)
-        lock.close()
+                log(f"experiment {spec.name}: {len(runs)} runs, {total_hands:,} hands in all, seed {seed}, "
+                    f"into {exp_dir}")
+            for i, p in enumerate(runs, 1):
+                t1 = time.perf_counter()
+                multi = len(p.config.chunks()) > 1
+                if multi and pool is None and (workers or cpu_count()) > 1:
+                    # one pool for the whole experiment: workers load the engine once, not once per run
+                    pool = cf.ProcessPoolExecutor(min(workers or cpu_count(), cpu_count()),
+                                                  mp_context=multiprocessing.get_context("spawn"))
+                try:
+                    m = run(exp_dir / p.reldir, p.config, workers=workers, executor=pool if multi else None)
+                except RunError as exc:
+                    raise ExperimentError(f"{p.label}: {exc}") from None
+                if log:
+                    secs = time.perf_counter() - t1
+                    rate = m["timings"].get("last_session_hands_per_second")
+                    done = "already complete" if not rate else f"{rate:,.0f} hands/s"
+                    log(f"  [{i}/{len(runs)}] {p.label}: {m['hands']:,} hands, {secs:.1f} s ({done})")
+            manifest["complete"] = True
+            d.end_session(manifest["timings"], time.perf_counter() - t0)
+            d.write_manifest(manifest, allow_nan=False)
+            return manifest
+        finally:
+            if pool is not None:
+                pool.shutdown(wait=True, cancel_futures=True)
 
 
 def run_dirs(exp_dir, manifest: dict) -> dict:

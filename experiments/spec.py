@@ -24,6 +24,8 @@ from dataclasses import dataclass, field as dc_field
 from pathlib import Path
 from typing import Any
 
+from simcore.messages import one_line as _one_line
+
 SPEC_DIR = Path(__file__).resolve().parent
 SHIPPED = ("exchange", "void", "flower-pigs", "battle-vs-flow")
 KINDS = ("duplicate", "cells")
@@ -142,10 +144,6 @@ def _err(source: str, key: str, msg: str) -> SpecError:
     return SpecError(f"{_where(source, key)}: {msg}")
 
 
-def _one_line(exc: BaseException) -> str:
-    return " ".join((str(exc).strip() or type(exc).__name__).split())
-
-
 def _str(d: dict, key: str, source: str, default=None, required=False) -> str | None:
     if key not in d:
         if required:
@@ -185,7 +183,7 @@ def _seats(text: str, source: str, key: str) -> tuple:
 
 
 def _rules(spec: Any, sets: Any, base_dir: Path, source: str, key: str) -> Rules:
-    from simcore.rules import resolve
+    from simcore.rules import PRESETS, resolve
 
     if spec is None:
         spec = "battle"
@@ -202,7 +200,7 @@ def _rules(spec: Any, sets: Any, base_dir: Path, source: str, key: str) -> Rules
     try:
         rules = resolve(path_spec, dict(sets))
     except (ValueError, OSError) as exc:
-        raise _err(source, key + ("sets" if sets and spec in ("battle", "flow", "chengdu", "kawu") else "rules"),
+        raise _err(source, key + ("sets" if sets and spec in PRESETS else "rules"),
                    _one_line(exc)) from None
     return Rules(spec, dict(sets), rules)
 

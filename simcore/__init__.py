@@ -13,12 +13,7 @@ warnings.filterwarnings("ignore", category=NumbaExperimentalFeatureWarning)
 
 __all__ = ["__version__", "simulate"]
 
-try:
-    from importlib.metadata import version as _version
-
-    __version__ = _version("sichuan-sim")
-except Exception:  # pragma: no cover - running from a source tree without install
-    __version__ = "0.0.0+unknown"
+from .version import __version__
 
 
 def simulate(hands: int = 10_000, rules="battle", sets=None, seats: str | None = None, seed: int = 0,

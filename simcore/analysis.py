@@ -1,6 +1,6 @@
 """pandas analysis of runs: loading, per-strategy summaries with honest intervals.
 
-Statistics follow DESIGN.md: means with 95% confidence intervals (normal approximation over
+Statistics (ARCHITECTURE.md: Statistics): means with 95% confidence intervals (normal approximation over
 hands, the hand being the unit: a strategy's seats in one hand are averaged first, since the
 four nets of a hand are dependent), rates with Wilson intervals.
 """
@@ -17,6 +17,7 @@ import pyarrow.parquet as pq
 
 from . import io as rio
 from .evaluate import PATTERNS
+from .records import NET_COLUMNS
 
 Z95 = 1.959963984540054
 
@@ -75,19 +76,23 @@ def mean_ci(values) -> tuple[float, float, float]:
     return (m, m - half, m + half)
 
 
-def wilson(k: int, n: int) -> tuple[float, float, float]:
-    """(rate, low, high): the Wilson score 95% interval of k successes in n trials."""
-    if n == 0:
+def wilson(k: float, n: float) -> tuple[float, float, float]:
+    """(rate, low, high): the Wilson score 95% interval of k successes in n trials; k and n may
+    be effective (non-integer) counts. No successes give a low end of exactly 0, all successes
+    a high end of exactly 1."""
+    if n <= 0:
         return (math.nan, math.nan, math.nan)
     p = k / n
     z2 = Z95 * Z95
     den = 1 + z2 / n
     centre = (p + z2 / (2 * n)) / den
-    half = Z95 * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / den
-    return (p, max(0.0, centre - half), min(1.0, centre + half))
+    half = Z95 * math.sqrt(max(0.0, p * (1 - p) / n + z2 / (4 * n * n))) / den
+    lo = 0.0 if k <= 0 else max(0.0, centre - half)
+    hi = 1.0 if k >= n else min(1.0, centre + half)
+    return (p, lo, hi)
 
 
-NET_REASONS = ("net_win", "net_kong", "net_flower_pig", "net_not_ready", "net_kong_refund", "net_kong_discard_liability")
+NET_REASONS = NET_COLUMNS  # the seats table's net-by-reason columns
 
 
 def summarize(run: Run, by: str = "strategy") -> pd.DataFrame:

@@ -15,9 +15,10 @@ import numba as nb
 import numpy as np
 
 from . import engine as E
+from . import records as rec
 from .rules import RuleSet
 from .tables import load_tables
-from .tiles import tile_text
+from .tiles import N_KINDS, tile_text
 from .view import N_SCRATCH, QUESTION_NAMES, V_SCRATCH, slot_name
 
 ONE = np.int64(1)
@@ -55,10 +56,10 @@ class BatchResult:
 
 
 def _alloc(rows: int, win_cap: int, pay_cap: int):
-    return (np.zeros((rows, E.N_HAND_FIELDS), np.int32),
-            np.zeros((rows, 4, E.N_SEAT_FIELDS), np.int32),
-            np.zeros((rows, win_cap, E.N_WIN_FIELDS), np.int32),
-            np.zeros((rows, pay_cap, E.N_PAY_FIELDS), np.int32))
+    return (np.zeros((rows, rec.N_HAND_FIELDS), np.int32),
+            np.zeros((rows, 4, rec.N_SEAT_FIELDS), np.int32),
+            np.zeros((rows, win_cap, rec.N_WIN_FIELDS), np.int32),
+            np.zeros((rows, pay_cap, rec.N_PAY_FIELDS), np.int32))
 
 
 _REUSE = threading.local()
@@ -96,42 +97,42 @@ def _widen(a: np.ndarray, cap: int) -> np.ndarray:
 
 
 def describe_error(hand_row, g: int, seat_names, trace_hint: str) -> str:
-    kind = int(hand_row[E.H_ERROR])
-    seat = int(hand_row[E.H_ERR_SEAT])
-    q = int(hand_row[E.H_ERR_QUESTION])
-    ans = int(hand_row[E.H_ERR_ANSWER])
-    if kind == E.ERR_ILLEGAL:
+    kind = int(hand_row[rec.H_ERROR])
+    seat = int(hand_row[rec.H_ERR_SEAT])
+    q = int(hand_row[rec.H_ERR_QUESTION])
+    ans = int(hand_row[rec.H_ERR_ANSWER])
+    if kind == rec.ERR_ILLEGAL:
         qn = QUESTION_NAMES[q] if 0 <= q < len(QUESTION_NAMES) else str(q)
         who = seat_names[seat] if 0 <= seat < 4 else "?"
         return (f"strategy {who!r} at seat {seat} gave an illegal answer {_answer_text(q, ans)} to the "
                 f"{qn} question in hand {g}; reproduce with: {trace_hint}")
-    if kind == E.ERR_VIEW_WRITE:
+    if kind == rec.ERR_VIEW_WRITE:
         qn = QUESTION_NAMES[q] if 0 <= q < len(QUESTION_NAMES) else str(q)
         who = seat_names[seat] if 0 <= seat < 4 else "?"
         return (f"strategy {who!r} at seat {seat} wrote to view slot {ans} ({slot_name(ans)}) while answering "
                 f"the {qn} question in hand {g}; a strategy may write only its scratch slots "
                 f"{V_SCRATCH}-{V_SCRATCH + N_SCRATCH - 1}; reproduce with: {trace_hint}")
-    what = E.INVARIANTS.get(ans, f"invariant {ans}")
+    what = rec.INVARIANTS.get(ans, f"invariant {ans}")
     return f"engine invariant broken in hand {g} ({what}, seat {seat}); reproduce with: {trace_hint}"
 
 
 def _answer_text(q: int, ans: int) -> str:
-    from .view import A_KONG, A_WIN, C_KONG, C_PASS, C_PUNG, C_WIN, Q_CLAIM, Q_EXCHANGE, Q_ROB, Q_TURN, Q_VOID
+    from .view import A_KONG, A_WIN, C_KONG, C_PASS, C_PUNG, C_WIN, Q_CLAIM, Q_EXCHANGE, Q_ROB, Q_TURN, Q_VOID, unpack3
 
     def tile(t):
-        return tile_text(t) if 0 <= t < 27 else f"tile #{t}"
+        return tile_text(t) if 0 <= t < N_KINDS else f"tile #{t}"
 
     if q == Q_TURN:
         if ans == A_WIN:
             return "win (not possible here)"
-        if A_KONG <= ans < A_KONG + 27:
+        if A_KONG <= ans < A_KONG + N_KINDS:
             return f"kong {tile(ans - A_KONG)} (not allowed here)"
         return f"discard {tile(ans)} ({ans})"
     if q in (Q_CLAIM, Q_ROB):
         names = {C_PASS: "pass", C_WIN: "win", C_PUNG: "pung", C_KONG: "kong"}
         return f"{names.get(ans, ans)} ({ans})"
     if q == Q_EXCHANGE:
-        a, b, c = ans & 31, (ans >> 5) & 31, (ans >> 10) & 31
+        a, b, c = unpack3.py_func(ans)
         return f"pass {tile(a)} {tile(b)} {tile(c)} ({ans})"
     if q == Q_VOID:
         return f"suit {ans}"
@@ -156,13 +157,13 @@ def run_batch(rules: RuleSet, fns: tuple, seed: int, first: int, n_items: int, m
     hand, seat, win, pay = _outputs(rows, win_cap, pay_cap, match_mode)
     E.play_batch(tab, R, fns, np.int64(seed), np.int64(first), np.int64(n_items), bool(match_mode),
                  bool(check), hand, seat, win, pay)
-    over = np.flatnonzero((hand[:, E.H_N_WINS] > win_cap) | (hand[:, E.H_N_PAYMENTS] > pay_cap))
+    over = np.flatnonzero((hand[:, rec.H_N_WINS] > win_cap) | (hand[:, rec.H_N_PAYMENTS] > pay_cap))
     if over.size:
         # A few long blood-flow hands outgrew their slots: widen the win and payment arrays and
         # replay only those hands' items (a hand depends only on seed and index, so the replay
         # is the same hand), rather than the whole batch.
-        win_cap = max(win_cap, int(hand[:, E.H_N_WINS].max()))
-        pay_cap = max(pay_cap, int(hand[:, E.H_N_PAYMENTS].max()))
+        win_cap = max(win_cap, int(hand[:, rec.H_N_WINS].max()))
+        pay_cap = max(pay_cap, int(hand[:, rec.H_N_PAYMENTS].max()))
         win = _widen(win, win_cap)
         pay = _widen(pay, pay_cap)
         for item in np.unique(over // hpm):
@@ -175,14 +176,14 @@ def run_batch(rules: RuleSet, fns: tuple, seed: int, first: int, n_items: int, m
         hands = np.concatenate([np.arange(m * hpm, m * hpm + hpm) for m in range(first, first + n_items)])
     else:
         hands = np.arange(first, first + n_items, dtype=np.int64)
-    bad = np.flatnonzero(hand[:, E.H_ERROR] != E.ERR_NONE)
+    bad = np.flatnonzero(hand[:, rec.H_ERROR] != rec.ERR_NONE)
     if bad.size:
         i = int(bad[0])
         g = int(hands[i])
         names = seat_names or [f"seat {s}" for s in range(4)]
         hint = trace_hint(g) if trace_hint else f"sichuan trace --seed {seed} --hand {g}"
         msg = describe_error(hand[i], g, names, hint)
-        if int(hand[i, E.H_ERROR]) in (E.ERR_ILLEGAL, E.ERR_VIEW_WRITE):
+        if int(hand[i, rec.H_ERROR]) in (rec.ERR_ILLEGAL, rec.ERR_VIEW_WRITE):
             raise StrategyAnswerError(msg)
         raise InvariantError(msg)
     return BatchResult(hands, hand, seat, win, pay, match_mode, hpm)

@@ -37,10 +37,11 @@ from pathlib import Path
 import numba as nb
 import numpy as np
 
+from simcore.analysis import mean_ci
 from simcore.evaluate import is_win, regular_shanten, shanten
+from simcore.rules import PRESETS
 
 ROOT = Path(__file__).resolve().parent.parent
-Z95 = 1.959963984540054
 PLAYS = ("random", "greedy", "efficient", "flush", "defensive")
 SEED = 1
 
@@ -94,13 +95,6 @@ def fmt_value(fig: dict) -> str:
     if fig.get("low") is not None:
         text += f" ({fmt_number(fig['low'], fig['digits'])} to {fmt_number(fig['high'], fig['digits'])})"
     return text
-
-
-def mean_interval(x: np.ndarray) -> tuple[float, float, float]:
-    """Mean and normal 95% interval over the rows of x (the wall is the unit)."""
-    m = float(x.mean())
-    half = Z95 * float(x.std(ddof=1)) / math.sqrt(len(x))
-    return m, m - half, m + half
 
 
 @dataclass
@@ -241,7 +235,7 @@ def bench_evaluator(ctx: Context) -> Figures:
 
 # -- engine -------------------------------------------------------------------------------
 
-ENGINE_CASES = [("battle", p) for p in PLAYS] + [(r, p) for r in ("flow", "chengdu", "kawu")
+ENGINE_CASES = [("battle", p) for p in PLAYS] + [(r, p) for r in PRESETS if r != "battle"
                                                  for p in ("greedy", "efficient")]
 ENGINE_TARGETS = {("battle", "greedy"): 100_000, ("battle", "efficient"): 40_000}
 BATCH_HANDS = 100_000
@@ -310,10 +304,10 @@ class ArmRuns:
 
 
 def _rotation(res, r: int) -> tuple:
-    from simcore import engine as E
+    from simcore import records as rec
 
-    return (res.seat[:, r, E.S_NET].astype(np.int64), res.seat[:, r, E.S_WINS].astype(np.int64),
-            res.hand[:, E.H_N_WINS].astype(np.int64), res.hand[:, E.H_END_REASON] == E.END_WALL_EXHAUSTED)
+    return (res.seat[:, r, rec.S_NET].astype(np.int64), res.seat[:, r, rec.S_WINS].astype(np.int64),
+            res.hand[:, rec.H_N_WINS].astype(np.int64), res.hand[:, rec.H_END_REASON] == rec.END_WALL_EXHAUSTED)
 
 
 def play_arm(play: str, walls: int) -> ArmRuns:
@@ -343,7 +337,7 @@ def bench_strength(ctx: Context) -> Figures:
         arm = play_arm(play, walls)
         s = arm.nets.mean(axis=1)
         scores[play] = s
-        m, lo, hi = mean_interval(s)
+        m, lo, hi = mean_ci(s)
         if play == "greedy":
             figs.add("score_greedy", "greedy vs itself: score (must be exactly 0)", float(np.abs(s).max()), "", 3,
                      ("exactly 0", lambda v: v == 0), note="largest absolute score over walls")
@@ -355,7 +349,7 @@ def bench_strength(ctx: Context) -> Figures:
         figs.add(f"own_wins_{play}", f"{play}: its own seat's wins per hand", float(arm.own_wins.mean()), "", 3)
         figs.add(f"exhausted_{play}", f"{play}: hands ending with the wall exhausted",
                  float(arm.exhausted.mean()) * 100, "%", 1)
-    m, lo, hi = mean_interval(scores["defensive"] - scores["efficient"])
+    m, lo, hi = mean_ci(scores["defensive"] - scores["efficient"])
     figs.add("defensive_minus_efficient", "defensive − efficient, paired on the walls", m, "", 3,
              ("low end > −0.05", lambda _: lo > -0.05), lo, hi)
     return figs

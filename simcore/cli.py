@@ -10,22 +10,17 @@ defined once here as click decorators (:func:`rules_options`, or :func:`rules_op
 from __future__ import annotations
 
 import json
-from importlib import metadata
 
 import click
 
 from simcore import rules as rules_mod
+from simcore.messages import one_line as _one_line
 from simcore.rules import DEFAULT_PRESET, RuleSet
-
-DIST_NAME = "sichuan-sim"
-
+from simcore.version import __version__
 
 def package_version() -> str:
     """The installed version of the ``sichuan-sim`` distribution (``0.0.0+unknown`` if absent)."""
-    try:
-        return metadata.version(DIST_NAME)
-    except metadata.PackageNotFoundError:
-        return "0.0.0+unknown"
+    return __version__
 
 
 class CliError(click.ClickException):
@@ -97,11 +92,6 @@ def resolve_rules(spec: str | None = None, sets=()) -> RuleSet:
         raise CliError(_one_line(exc)) from None
 
 
-def _one_line(exc: BaseException) -> str:
-    text = str(exc).strip() or type(exc).__name__
-    return " ".join(text.split())
-
-
 def format_value(value) -> str:
     """An option value as RULES.md writes it (booleans as true/false)."""
     if isinstance(value, bool):
@@ -127,7 +117,38 @@ def rules_table(rules: RuleSet) -> str:
 CONTEXT_SETTINGS = dict(help_option_names=["-h", "--help"], max_content_width=100)
 
 
-@click.group(context_settings=CONTEXT_SETTINGS)
+PLUGIN_GROUP = "sichuan.commands"
+
+
+class CommandsWithPlugins(click.Group):
+    """The ``sichuan`` group: its own commands, and those that other packages register under the
+    entry-point group ``sichuan.commands`` (the experiments package adds ``experiment`` and
+    ``compare``; see pyproject.toml), loaded when first listed or called, so the core never
+    imports the layers above it."""
+
+    _plugins_loaded = False
+
+    def _load_plugins(self) -> None:
+        if self._plugins_loaded:
+            return
+        self._plugins_loaded = True
+        from importlib.metadata import entry_points
+
+        for ep in entry_points(group=PLUGIN_GROUP):
+            if ep.name not in self.commands:
+                self.add_command(ep.load(), ep.name)
+
+    def list_commands(self, ctx):
+        self._load_plugins()
+        return super().list_commands(ctx)
+
+    def get_command(self, ctx, name):
+        if name not in self.commands:
+            self._load_plugins()
+        return super().get_command(ctx, name)
+
+
+@click.group(cls=CommandsWithPlugins, context_settings=CONTEXT_SETTINGS)
 @click.version_option(package_version(), "--version", "-V", prog_name="sichuan")
 def main():
     """Monte Carlo simulator of Sichuan mahjong (blood battle and blood flow).
@@ -233,7 +254,7 @@ def parse_hand_range(text: str) -> range:
 @click.option("--format", "fmt", type=click.Choice(["json", "text"]), default="json", show_default=True,
               help="json: TRACE.md's JSON Lines; text: one readable line per event.")
 def trace_cmd(run_dir, rules_spec, sets, seed, hands, seats_spec, fmt):
-    """Replay hands and print every event (shared/TRACE.md).
+    """Replay hands and print every event (docs/TRACE.md).
 
     Without RUN_DIR, hands are independent hands of the given rules, seats and seed: hand N is
     dealt by seat N mod 4 and its wall depends only on (seed, N). With RUN_DIR, the hands of
@@ -430,7 +451,7 @@ def strategies_cmd(check_spec, situations):
     if check_spec is None:
         click.echo(describe_builtins())
         return
-    from strategies.conformance import check_spec as run_check
+    from simcore.conformance import check_spec as run_check
 
     try:
         report = run_check(check_spec, situations=situations)
@@ -452,11 +473,6 @@ __all__ = [
     "rules_table",
     "format_value",
 ]
-
-
-from experiments.cli import compare as _compare, experiment as _experiment  # noqa: E402  (experiments/cli.py)
-main.add_command(_experiment)
-main.add_command(_compare)
 
 
 if __name__ == "__main__":  # python -m simcore.cli

@@ -18,10 +18,8 @@ literal value. Helpers are compiled with ``_nrt=False``: they allocate nothing, 
 emits no reference counting (an incref and a decref call per array argument per call cost a
 fifth of a hand's instructions).
 
-Rulings we chose where RULES.md leaves room (also in the issue notes):
-- a seat that just punged may declare a kong (concealed or added) before its discard, as the
-  shared example trace does; it may not win without drawing;
-- a blood-flow locked seat's concealed kong must use its drawn tile (and keep its waits).
+docs/ARCHITECTURE.md walks through the state, the view, a hand's path and where each rule
+lives; the outputs and the log are described in ``simcore.records``.
 """
 
 from __future__ import annotations
@@ -32,10 +30,23 @@ import numpy as np
 from . import view as vw
 from .evaluate import (
     CTX_EARTHLY, CTX_HEAVENLY, CTX_KONG_REPLACEMENT, CTX_LAST_TILE, CTX_ROBBING_KONG, CTX_SELF_DRAW,
-    N_PATTERNS, POW5, base_of, moved_slots, ready_value, regular_shanten_codes, score_patterns, shift_code,
-    slots2, waits_mask,
+    N_PATTERNS, POW5, base_of, moved_slots, ready_value, regular_shanten_codes, score_patterns,
+    seven_pairs_from_slots, shift_code, slots2, waits_mask,
 )
 from .nrt import address_of, call_strategy, data_ptr, strategy_addresses, uint8_ptr, unowned, view_of
+from .records import (
+    CHOSE_KONG, CHOSE_PASS, CHOSE_PUNG, END_THREE_WON, END_WALL_EXHAUSTED, ERR_ILLEGAL, ERR_INVARIANT, ERR_NONE,
+    ERR_VIEW_WRITE, EV_CHECK, EV_DISCARD, EV_DRAW, EV_END, EV_EXCHANGE, EV_KONG, EV_PASS_WIN, EV_PAYMENT, EV_PUNG,
+    EV_VOID, EV_WIN, H_DEALER, H_END_REASON, H_ERR_ANSWER, H_ERR_QUESTION, H_ERR_SEAT, H_ERROR, H_EXCHANGE_DIR,
+    H_N_EVENTS, H_N_PAYMENTS, H_N_WINS, H_NEXT_DEALER, H_TILES_LEFT, H_TURNS, H_WINNERS, INV_PAYMENTS, INV_READY_HINT,
+    INV_TILES, INV_VOID_DISCARD, INV_VOID_WIN, INV_ZERO_SUM, KONG_ADDED, KONG_CONCEALED, KONG_EXPOSED, LOG_WIDTH,
+    LW_EVENT, LW_FIELDS, LW_HAND, LW_MELD_KINDS, LW_MELD_TILES, LW_PASSED, LW_PATS, LW_WIN_BASE, LW_WIN_FAN, LW_WIN_N_MELDS,
+    LW_WIN_TILES_LEFT, N_PAY_FIELDS, N_QUESTIONS, N_REASONS, N_WIN_FIELDS, P_AMOUNT, P_PAYEE, P_PAYER, P_REASON,
+    REASON_KONG, REASON_LIABILITY, REASON_NOT_READY, REASON_PIG, REASON_REFUND, REASON_WIN, S_ASKED, S_BASE,
+    S_FAN, S_KONGS, S_NET, S_NET_REASON, S_PIG, S_READY, S_SCORE_BEFORE, S_VOID, S_WIN_KIND, S_WIN_ORDER, S_WINS,
+    W_BASE, W_FAN, W_FROM, W_KIND, W_ORDER, W_PAID, W_PATTERNS, W_SEAT, W_TILE, W_TURN, WIN_DISCARD,
+    WIN_KONG_REPLACEMENT, WIN_ROBBING_KONG, WIN_SELF_DRAW,
+)
 from .rng import STREAM_DIRECTION, STREAM_SEAT, STREAM_WALL, below, stream_key, stream_value
 from .rules import (
     N_RULE_FIELDS, PIG_PAYS_NON_PIGS, PIG_PAYS_REMAINING, R_CLAIM_WHILE_VOID, R_EXCHANGE, R_FLOW,
@@ -43,6 +54,7 @@ from .rules import (
     R_KONG_REFUND, R_KONG_WHILE_VOID, R_PASSED_WIN_LOCK, R_PIG_PAYS, R_PIG_PAYS_READY_CHECK, R_PIG_PENALTY,
     R_READY_CHECK, R_SELF_DRAW_BONUS, R_START_POINTS,
 )
+from .tiles import COPIES, DEALER_TILES, HAND_TILES, N_KINDS, N_TILES, NO_VOID
 from .view import (
     A_KONG, A_WIN, C_KONG, C_PASS, C_PUNG, C_WIN, M_KONG_ADDED, M_KONG_CONCEALED, M_KONG_EXPOSED, M_PUNG,
     Q_CLAIM, Q_EXCHANGE, Q_ROB, Q_TURN, Q_VOID, VIEW_LEN,
@@ -51,6 +63,13 @@ from .view import (
 I64 = np.int64
 ZERO, ONE, MINUS_ONE = I64(0), I64(1), I64(-1)
 NO = np.bool_(False)
+ALL_SEATS = 0b1111          # a bit set of seats: every seat
+DEAL_END = DEALER_TILES + 3 * HAND_TILES  # the deal takes wall[0:DEAL_END]; draws go on from there
+WALL_LAST = N_TILES - 1     # kong replacements are drawn from here backwards
+SH_UNKNOWN = I64(-99)       # a seat's shanten lower bound when nothing is known
+N_RULE_SLOTS = 32           # header room for the rule array
+N_PAT_SLOTS = 16            # header room for a win's patterns
+assert N_RULE_FIELDS <= N_RULE_SLOTS and N_PATTERNS <= N_PAT_SLOTS
 
 # -- header (kept across hands) ---------------------------------------------------------------
 O_OFF_WBUF, O_OFF_PBUF, O_OFF_SCRIPT, O_OFF_LOG = 0, 1, 2, 3   # offsets of the variable regions
@@ -61,29 +80,30 @@ O_G = 10              # global hand index
 O_REVEALED_ROWS = 11  # bit s: seat s's revealed row in every view must be cleared next hand
 O_TAB = 12            # address of the suit tables (``nrt.address_of``)
 O_TAB_LEN = 13
-O_FIXED_WALL_N = 14   # 108 when the next hand's wall is the one at O_FIXED_WALL (scenarios), else 0
+O_FIXED_WALL_N = 14   # N_TILES when the next hand's wall is the one at O_FIXED_WALL (scenarios), else 0
+O_LOG_SPARE = 15      # where log cells beyond the log's capacity land (never read)
 O_RULES = 16          # the rule set (``RuleSet.to_array``), N_RULE_FIELDS slots
-O_PATS = O_RULES + 32 # scratch: a win's patterns
-O_WINNERS = O_PATS + 16  # scratch: the seats winning on one tile
+O_PATS = O_RULES + N_RULE_SLOTS  # scratch: a win's patterns
+O_WINNERS = O_PATS + N_PAT_SLOTS  # scratch: the seats winning on one tile
 O_FNS = O_WINNERS + 8    # [2 * (group*4 + seat)]: a strategy's ``nrt.strategy_addresses``; group 0
                          # play, 1 exchange, 2 void
 O_SCORES_IN = O_FNS + 24  # [seat] scores before the next hand
-O_FIXED_WALL = O_SCORES_IN + 4  # 108 tiles
-O_SWAPS = O_FIXED_WALL + 108  # scratch: the shuffle's swap partners [i], i = 1..107
-O_STATE = O_SWAPS + 108
+O_FIXED_WALL = O_SCORES_IN + 4  # N_TILES tiles
+O_SWAPS = O_FIXED_WALL + N_TILES  # scratch: the shuffle's swap partners [i], i = 1..WALL_LAST
+O_STATE = O_SWAPS + N_TILES
 
 # -- per-hand state (zeroed at the start of every hand) ---------------------------------------
-O_WALL = O_STATE          # 108 tiles in shuffled order
-O_HAND = O_WALL + 108     # [seat*27 + t] concealed counts
-O_CODES = O_HAND + 108    # [seat*3 + suit] base-5 suit codes of the concealed tiles
+O_WALL = O_STATE          # N_TILES tiles in shuffled order
+O_HAND = O_WALL + N_TILES  # [seat*N_KINDS + t] concealed counts
+O_CODES = O_HAND + 4 * N_KINDS  # [seat*3 + suit] base-5 suit codes of the concealed tiles
 O_MELD_KIND = O_CODES + 12     # [seat*4 + i]
 O_MELD_TILE = O_MELD_KIND + 16  # [seat*4 + i]
 O_N_MELDS = O_MELD_TILE + 16   # [seat]
-O_MELD_CNT = O_N_MELDS + 4     # [seat*27 + t] tiles in declared sets
-O_N_KONGS = O_MELD_CNT + 108   # [seat] kongs among the declared sets
+O_MELD_CNT = O_N_MELDS + 4     # [seat*N_KINDS + t] tiles in declared sets
+O_N_KONGS = O_MELD_CNT + 4 * N_KINDS  # [seat] kongs among the declared sets
 O_PILE = O_N_KONGS + 4         # [t] tiles lying in discard piles
-O_ASIDE = O_PILE + 27          # [t] winning tiles set aside
-O_VOID = O_ASIDE + 27          # [seat]
+O_ASIDE = O_PILE + N_KINDS     # [t] winning tiles set aside
+O_VOID = O_ASIDE + N_KINDS     # [seat] void suit, NO_VOID until declared
 O_WINS = O_VOID + 4            # [seat] wins this hand
 O_OUT = O_WINS + 4             # [seat] left the hand (battle)
 O_LOCKED = O_OUT + 4           # [seat] blood-flow lock
@@ -91,8 +111,8 @@ O_PASSLOCK = O_LOCKED + 4      # [seat] passed-win lock (until the seat's next d
 O_DRAWS = O_PASSLOCK + 4       # [seat] draws this hand
 O_KONG_RECV = O_DRAWS + 4      # [payee*4 + payer] kong income, for refunds
 O_NET = O_KONG_RECV + 16       # [seat]
-O_NET_REASON = O_NET + 4       # [seat*6 + reason]
-O_SCORE0 = O_NET_REASON + 24   # [seat] scores before the hand
+O_NET_REASON = O_NET + 4       # [seat*N_REASONS + reason]
+O_SCORE0 = O_NET_REASON + 4 * N_REASONS  # [seat] scores before the hand
 O_PIG = O_SCORE0 + 4           # [seat] -1 not checked, 0/1
 O_READY = O_PIG + 4            # [seat] -1 not checked, 0/1
 O_BEST = O_READY + 4           # [seat] ready value at the check
@@ -107,7 +127,7 @@ O_VOIDCNT = O_N1 + 4           # [seat] void-suit tiles held (0 until the void i
 O_QUADS = O_VOIDCNT + 4        # [seat] bit t set while the seat holds four of t concealed
 O_RDY = O_QUADS + 4            # [seat] readiness hint: -1 unknown, 0 not ready, 1 maybe
 O_DRAW_RDY = O_RDY + 4         # [seat] readiness hint of the tiles before the seat's latest draw
-O_SH_LOW = O_DRAW_RDY + 4      # [seat] a lower bound on the shanten of the seat's non-void tiles
+O_SH_LOW = O_DRAW_RDY + 4      # [seat] a lower bound on the shanten of the seat's non-void tiles (or SH_UNKNOWN)
 O_FRONT = O_SH_LOW + 4         # next wall index to draw from the front
 O_BACK = O_FRONT + 1           # next wall index to draw from the back (replacements)
 O_N_WINS = O_BACK + 1
@@ -120,55 +140,20 @@ O_EXDIR = O_ERR + 4
 O_NEXT_DEALER = O_EXDIR + 1
 O_DEALER = O_NEXT_DEALER + 1
 O_END_REASON = O_DEALER + 1
-O_ASKED = O_END_REASON + 1      # [seat*5 + q] questions put to the seat's strategies (scripts excluded)
-O_STATE_END = O_ASKED + 20
+O_ASKED = O_END_REASON + 1      # [seat*N_QUESTIONS + q] questions put to the seat's strategies (scripts excluded)
+O_STATE_END = O_ASKED + 4 * N_QUESTIONS
 
 # -- the four views, then the variable regions ------------------------------------------------
 O_VIEWS = O_STATE_END          # seat s's view is S[O_VIEWS + s*VIEW_LEN : ...+VIEW_LEN]
 O_VIEW_COPY = O_VIEWS + 4 * VIEW_LEN  # check mode: the asked seat's view before its strategy answers
 O_FIXED_END = O_VIEW_COPY + VIEW_LEN
 
-# -- outputs ----------------------------------------------------------------------------------
-(H_DEALER, H_EXCHANGE_DIR, H_END_REASON, H_TILES_LEFT, H_WINNERS, H_TURNS, H_NEXT_DEALER,
- H_N_WINS, H_N_PAYMENTS, H_ERROR, H_ERR_SEAT, H_ERR_QUESTION, H_ERR_ANSWER, H_N_EVENTS) = range(14)
-N_HAND_FIELDS = 14
-(S_VOID, S_NET, S_WINS, S_WIN_ORDER, S_WIN_KIND, S_FAN, S_BASE, S_PIG, S_READY, S_KONGS,
- S_NET_WIN, S_NET_KONG, S_NET_PIG, S_NET_NOT_READY, S_NET_REFUND, S_NET_LIABILITY, S_SCORE_BEFORE) = range(17)
-S_ASKED = 17  # [S_ASKED + q]: questions of kind q put to the seat's strategies (conformance counts them)
-N_SEAT_FIELDS = S_ASKED + 5
-(W_SEAT, W_ORDER, W_TURN, W_KIND, W_TILE, W_FROM, W_FAN, W_BASE, W_PAID) = range(9)
-W_PATTERNS = 9
-N_WIN_FIELDS = W_PATTERNS + N_PATTERNS
-(P_PAYER, P_PAYEE, P_AMOUNT, P_REASON) = range(4)
-N_PAY_FIELDS = 4
-
-REASON_WIN, REASON_KONG, REASON_PIG, REASON_NOT_READY, REASON_REFUND, REASON_LIABILITY = (I64(i) for i in range(6))
-REASONS = ("win", "kong", "flower_pig", "not_ready", "kong_refund", "kong_discard_liability")
-WIN_SELF_DRAW, WIN_DISCARD, WIN_KONG_REPLACEMENT, WIN_ROBBING_KONG = (I64(i) for i in range(4))
-WIN_KINDS = ("self_draw", "discard", "kong_replacement", "robbing_kong")
-END_THREE_WON, END_WALL_EXHAUSTED = I64(0), I64(1)
-END_REASONS = ("three_won", "wall_exhausted")
-KONG_CONCEALED, KONG_EXPOSED, KONG_ADDED = (I64(i) for i in range(3))
-KONG_KINDS = ("concealed", "exposed", "added")
-CHOSE_PASS, CHOSE_PUNG, CHOSE_KONG = (I64(i) for i in range(3))
-CHOSE = ("pass", "pung", "kong")
-
-ERR_NONE, ERR_ILLEGAL, ERR_INVARIANT, ERR_VIEW_WRITE = (I64(i) for i in range(4))  # ERR_VIEW_WRITE: answer = slot
-# invariant codes (H_ERR_ANSWER when H_ERROR == ERR_INVARIANT)
-INV_TILES, INV_VOID_DISCARD, INV_VOID_WIN, INV_PAYMENTS, INV_ZERO_SUM, INV_READY_HINT = (I64(i) for i in range(1, 7))
-INVARIANTS = {1: "108 tiles accounted for", 2: "no discard outside the void suit while holding it",
-              3: "no win while holding the void suit", 4: "payments add up to net", 5: "every hand sums to zero",
-              6: "the readiness hint agrees with the hand"}
-
-# -- trace log --------------------------------------------------------------------------------
-(EV_DRAW, EV_DISCARD, EV_PUNG, EV_KONG, EV_PASS_WIN, EV_WIN, EV_PAYMENT, EV_CHECK, EV_END,
- EV_EXCHANGE, EV_VOID) = (I64(i) for i in range(1, 12))
-LOG_WIDTH = 64
-LW_PATS = 7           # win rows: patterns 7..17
-LW_MELDS = 18         # win rows: meld kinds 18..21, meld tiles 22..25
-LW_HAND = 30          # win rows: the winner's concealed tiles (27 counts), then base, tiles left, melds
-
+# A turn starts with the dealer's initial tiles, a draw, a kong replacement, or a pung (no draw).
 PHASE_FIRST, PHASE_DRAW, PHASE_REPLACEMENT, PHASE_AFTER_PUNG = (I64(i) for i in range(4))
+# What the claims on a discard came to (``_claims``).
+CLAIM_ILLEGAL, CLAIM_NONE, CLAIM_WINS, CLAIM_PUNG, CLAIM_KONG = (I64(i) for i in range(-1, 4))
+NO_END = I64(-1)      # the hand goes on (else an END_* reason)
+NO_TILE = I64(-1)
 
 
 def layout(win_cap: int, pay_cap: int, script_len: int, log_rows: int) -> tuple[int, list[int]]:
@@ -191,7 +176,7 @@ def new_state(R, seed: int, g: int, win_cap: int, pay_cap: int, script=None, log
     S[O_CHECK] = int(check)
     S[O_SEED] = seed
     S[O_G] = g
-    S[O_REVEALED_ROWS] = 15
+    S[O_REVEALED_ROWS] = ALL_SEATS
     S[O_RULES:O_RULES + N_RULE_FIELDS] = R
     S[offs[2]:offs[2] + script.size] = script.ravel()
     return S
@@ -242,16 +227,17 @@ def _tracing(S):
 
 @nb.njit(cache=True, _nrt=False)
 def _log(S, ev, a, b, c, d, e):
-    """Append an event row (``EV_*`` and five fields); returns its row index."""
+    """Append an event row (``EV_*`` and its five fields, ``records.EVENT_FIELDS``); returns its
+    row index."""
     n = S[O_N_EV]
     if n < S[O_LOG_CAP]:
         o = S[O_OFF_LOG] + n * LOG_WIDTH
-        S[o] = ev
-        S[o + 1] = a
-        S[o + 2] = b
-        S[o + 3] = c
-        S[o + 4] = d
-        S[o + 5] = e
+        S[o + LW_EVENT] = ev
+        S[o + LW_FIELDS] = a
+        S[o + LW_FIELDS + 1] = b
+        S[o + LW_FIELDS + 2] = c
+        S[o + LW_FIELDS + 3] = d
+        S[o + LW_FIELDS + 4] = e
     S[O_N_EV] = n + 1
     return n
 
@@ -261,7 +247,7 @@ def _log_at(S, row, col):
     """Offset of a log cell (rows beyond the capacity land in a spare cell that is ignored)."""
     if row < S[O_LOG_CAP]:
         return S[O_OFF_LOG] + row * LOG_WIDTH + col
-    return O_PATS + 15
+    return O_LOG_SPARE
 
 
 @nb.njit(cache=True, inline="always")
@@ -270,7 +256,7 @@ def _add(S, seat, t, n):
     keeps the seat's suit codes, pair slots, void-tile count and four-of-a-kind mask current,
     clears its readiness hint and keeps its shanten bound (a tile added lowers the shanten
     by at most one, a tile taken out never lowers it)."""
-    h = O_HAND + seat * 27 + t
+    h = O_HAND + seat * N_KINDS + t
     old = S[h]
     new = old + n
     S[h] = new
@@ -314,7 +300,8 @@ def _set_all(S, slot, value):
 
 @nb.njit(cache=True, _nrt=False)
 def next_active(S, seat):
-    """The first seat after ``seat`` in turn order that is still playing (RULES.md: turn order)."""
+    """The first seat after ``seat`` in turn order that is still playing (RULES.md: Tiles,
+    seats, notation, turn order)."""
     for i in range(1, 4):
         s = (seat + i) % 4
         if S[O_OUT + s] == 0:
@@ -352,7 +339,7 @@ def _seat_wins(S, seat, extra):
     n2 = S[O_N2 + seat]
     if extra >= 0:
         c0, c1, c2 = shift_code(c0, c1, c2, extra, ONE)
-        n2, _ = moved_slots(n2, ZERO, S[O_HAND + seat * 27 + extra], ONE)
+        n2, _ = moved_slots(n2, ZERO, S[O_HAND + seat * N_KINDS + extra], ONE)
     k = S[O_N_MELDS + seat]
     if regular_shanten_codes(_tab_ptr(S), c0, c1, c2, k) == -1:
         return True
@@ -367,8 +354,7 @@ def _fast_shanten(S, seat):
     k = S[O_N_MELDS + seat]
     sh = regular_shanten_codes(_tab_ptr(S), c0, c1, c2, k)
     if k == 0:
-        a = min(S[O_N2 + seat], 7)
-        sh = min(sh, 13 - 2 * a - min(S[O_N1 + seat], 7 - a))
+        sh = min(sh, seven_pairs_from_slots(S[O_N2 + seat], S[O_N1 + seat]))
     return sh
 
 
@@ -401,15 +387,15 @@ def _error(S, kind, seat, q, answer):
 
 @nb.njit(cache=True, _nrt=False)
 def check_tiles(S):
-    """Invariant: all 108 tiles accounted for, four of each kind, in wall, hands, sets, piles
-    or set aside (TRACE.md: tile conservation). Returns True when it holds."""
-    for t in range(27):
+    """Invariant: all N_TILES tiles accounted for, four of each kind, in wall, hands, sets, piles
+    or set aside (TRACE.md's tile conservation). Returns True when it holds."""
+    for t in range(N_KINDS):
         n = S[O_PILE + t] + S[O_ASIDE + t]
         for s in range(4):
-            c = S[O_HAND + s * 27 + t]
+            c = S[O_HAND + s * N_KINDS + t]
             if c < 0:
                 return False
-            n += c + S[O_MELD_CNT + s * 27 + t]
+            n += c + S[O_MELD_CNT + s * N_KINDS + t]
         for i in range(S[O_FRONT], S[O_BACK] + 1):
             if S[O_WALL + i] == t:
                 n += 1
@@ -452,8 +438,8 @@ def _pay(S, payer, payee, amount, reason):
         return
     S[O_NET + payer] -= amount
     S[O_NET + payee] += amount
-    S[O_NET_REASON + payer * 6 + reason] -= amount
-    S[O_NET_REASON + payee * 6 + reason] += amount
+    S[O_NET_REASON + payer * N_REASONS + reason] -= amount
+    S[O_NET_REASON + payee * N_REASONS + reason] += amount
     if reason == REASON_KONG:
         S[O_KONG_RECV + payee * 4 + payer] += amount
     for s in range(4):
@@ -474,7 +460,7 @@ def _pay(S, payer, payee, amount, reason):
 @nb.njit(cache=True, inline="always")
 def _liable(S, seat, other):
     """Is ``other`` liable for ``seat``'s self-draw or kong? Battle: seats still in the hand;
-    flow: all three others (RULES.md: options, "Liable")."""
+    flow: all three others (RULES.md: Options and presets, "Liable")."""
     if other == seat:
         return False
     return _r(S, R_FLOW) == 1 or S[O_OUT + other] == 0
@@ -482,13 +468,14 @@ def _liable(S, seat, other):
 
 @nb.njit(cache=True, _nrt=False)
 def _reveal(S, seat):
-    """A winner's tiles are shown to all (RULES.md rulings: seed 004), concealed kongs included."""
+    """A winner's tiles are shown to all, concealed kongs included (RULES.md: Rulings where the documents are silent,
+    seed 004)."""
     S[O_REVEALED_ROWS] |= I64(1) << seat
-    for t in range(27):
-        c = S[O_HAND + seat * 27 + t]
+    for t in range(N_KINDS):
+        c = S[O_HAND + seat * N_KINDS + t]
         if c > 0:
             for s in range(4):
-                S[_v(s) + vw.V_REVEALED + seat * 27 + t] = c
+                S[_v(s) + vw.V_REVEALED + seat * N_KINDS + t] = c
             _show(S, t, c, seat)
     for i in range(S[O_N_MELDS + seat]):
         if S[O_MELD_KIND + seat * 4 + i] == M_KONG_CONCEALED:
@@ -501,9 +488,9 @@ def _reveal(S, seat):
 def _record_win(S, seat, tile, frm, kind, ctx):
     """Value the winner's hand (its concealed tiles hold the winning tile) and record the win.
     Returns (win index, base)."""
-    o_h = O_HAND + seat * 27
-    o_m = O_MELD_CNT + seat * 27
-    fan = score_patterns(_tab(S), view_of(S, o_h, 27), S[O_VOID + seat], S[O_N_MELDS + seat], view_of(S, o_m, 27),
+    o_h = O_HAND + seat * N_KINDS
+    o_m = O_MELD_CNT + seat * N_KINDS
+    fan = score_patterns(_tab(S), view_of(S, o_h, N_KINDS), S[O_VOID + seat], S[O_N_MELDS + seat], view_of(S, o_m, N_KINDS),
                          S[O_N_KONGS + seat], ctx, view_of(S, O_RULES, N_RULE_FIELDS), view_of(S, O_PATS, N_PATTERNS))
     if fan < 0:  # the engine only offers wins that score; a failure here is a bug
         _error(S, ERR_INVARIANT, seat, MINUS_ONE, INV_VOID_WIN)
@@ -531,18 +518,18 @@ def _record_win(S, seat, tile, frm, kind, ctx):
     S[O_CLEAN] = 0
     if _tracing(S):
         e = _log(S, EV_WIN, seat, tile, frm, kind, w)
-        S[_log_at(S, e, 6)] = fan
+        S[_log_at(S, e, LW_WIN_FAN)] = fan
         for i in range(N_PATTERNS):
             S[_log_at(S, e, LW_PATS + i)] = S[O_PATS + i]
         nm = S[O_N_MELDS + seat]
         for i in range(4):
-            S[_log_at(S, e, LW_MELDS + i)] = S[O_MELD_KIND + seat * 4 + i] if i < nm else 0
-            S[_log_at(S, e, LW_MELDS + 4 + i)] = S[O_MELD_TILE + seat * 4 + i] if i < nm else -1
-        for t in range(27):
+            S[_log_at(S, e, LW_MELD_KINDS + i)] = S[O_MELD_KIND + seat * 4 + i] if i < nm else 0
+            S[_log_at(S, e, LW_MELD_TILES + i)] = S[O_MELD_TILE + seat * 4 + i] if i < nm else -1
+        for t in range(N_KINDS):
             S[_log_at(S, e, LW_HAND + t)] = S[o_h + t]
-        S[_log_at(S, e, LW_HAND + 27)] = base
-        S[_log_at(S, e, LW_HAND + 28)] = tiles_left(S)
-        S[_log_at(S, e, LW_HAND + 29)] = nm
+        S[_log_at(S, e, LW_WIN_BASE)] = base
+        S[_log_at(S, e, LW_WIN_TILES_LEFT)] = tiles_left(S)
+        S[_log_at(S, e, LW_WIN_N_MELDS)] = nm
     return w, base
 
 
@@ -554,7 +541,7 @@ def _win_paid(S, w, amount):
 
 @nb.njit(cache=True, _nrt=False)
 def _after_first_win(S, seat):
-    """Battle: the winner leaves. Flow: the winner stays, locked (RULES.md: one hand, step 5)."""
+    """Battle: the winner leaves. Flow: the winner stays, locked (RULES.md: One hand, step by step, step 5)."""
     if _r(S, R_FLOW):
         if S[O_LOCKED + seat] == 0:
             S[O_LOCKED + seat] = 1
@@ -577,20 +564,21 @@ def _set_aside_from_hand(S, seat, t):
 @nb.njit(cache=True, _nrt=False)
 def _first_hand_tile_to_set_aside(S, seat):
     """After a win on the dealer's initial 14 tiles: the tile whose removal leaves the highest
-    ready value, then the most wait kinds, then the lowest index (RULES.md: flow lock)."""
-    o_h = O_HAND + seat * 27
-    o_m = O_MELD_CNT + seat * 27
-    hand = view_of(S, o_h, 27)
+    ready value, then the most wait kinds, then the lowest index (RULES.md: Rulings where the documents are silent,
+    flow lock)."""
+    o_h = O_HAND + seat * N_KINDS
+    o_m = O_MELD_CNT + seat * N_KINDS
+    hand = view_of(S, o_h, N_KINDS)
     best_t = -1
     best_v = -1
     best_n = -1
-    for t in range(27):
+    for t in range(N_KINDS):
         if hand[t] == 0:
             continue
         hand[t] -= 1
-        value = ready_value(_tab(S), hand, S[O_VOID + seat], S[O_N_MELDS + seat], view_of(S, o_m, 27),
+        value = ready_value(_tab(S), hand, S[O_VOID + seat], S[O_N_MELDS + seat], view_of(S, o_m, N_KINDS),
                             S[O_N_KONGS + seat], view_of(S, O_RULES, N_RULE_FIELDS), view_of(S, O_PATS, N_PATTERNS))
-        mask = waits_mask(_tab(S), hand, S[O_VOID + seat], S[O_N_MELDS + seat], view_of(S, o_m, 27))
+        mask = waits_mask(_tab(S), hand, S[O_VOID + seat], S[O_N_MELDS + seat], view_of(S, o_m, N_KINDS))
         hand[t] += 1
         n = 0
         while mask:
@@ -619,7 +607,7 @@ def _ask(S, seat, q):
             return S[o + 2]
     group = 1 if q == Q_EXCHANGE else (2 if q == Q_VOID else 0)
     f = O_FNS + 2 * (group * 4 + seat)
-    S[O_ASKED + seat * 5 + q] += 1
+    S[O_ASKED + seat * N_QUESTIONS + q] += 1
     if S[O_CHECK]:
         return _ask_checked(S, seat, q, f)
     return call_strategy(S[f], S[f + 1], q, view_of(S, v, VIEW_LEN), _tab(S))
@@ -676,7 +664,7 @@ def _offer(S, seat, t, frm, can_win, can_pung, can_kong):
 
 @nb.njit(cache=True, _nrt=False)
 def _reset(S, dealer):
-    """Clear the hand's state and views, keep the header (RULES.md: one hand, step 1). The wall
+    """Clear the hand's state and views, keep the header (RULES.md: One hand, step by step, step 1). The wall
     is left alone: the shuffle rewrites all of it."""
     view_of(S, O_HAND, O_STATE_END - O_HAND)[:] = 0
     for s in range(4):
@@ -684,10 +672,10 @@ def _reset(S, dealer):
         rows = S[O_REVEALED_ROWS]
         for w in range(4):
             if (rows >> w) & 1:
-                view_of(S, _v(s) + vw.V_REVEALED + w * 27, 27)[:] = 0
+                view_of(S, _v(s) + vw.V_REVEALED + w * N_KINDS, N_KINDS)[:] = 0
     S[O_REVEALED_ROWS] = 0
-    S[O_FRONT] = 53
-    S[O_BACK] = 107
+    S[O_FRONT] = DEAL_END
+    S[O_BACK] = WALL_LAST
     S[O_DEALER] = dealer
     S[O_NEXT_DEALER] = dealer
     S[O_CLEAN] = 1
@@ -695,12 +683,12 @@ def _reset(S, dealer):
     g = S[O_G]
     flow = _r(S, R_FLOW)
     for s in range(4):
-        S[O_VOID + s] = -1
+        S[O_VOID + s] = NO_VOID
         S[O_PIG + s] = -1
         S[O_READY + s] = -1
         S[O_FIRST_WIN + s] = -1
         S[O_RDY + s] = -1
-        S[O_SH_LOW + s] = -99
+        S[O_SH_LOW + s] = SH_UNKNOWN
         S[O_SCORE0 + s] = S[O_SCORES_IN + s]
         v = _v(s)
         S[v + vw.V_ME] = s
@@ -711,7 +699,7 @@ def _reset(S, dealer):
         S[v + vw.V_FROM] = -1
         S[v + vw.V_RNG_KEY] = I64(stream_key(seed, g, STREAM_SEAT + s))
         for i in range(4):
-            S[v + vw.V_VOID + i] = -1
+            S[v + vw.V_VOID + i] = NO_VOID
             S[v + vw.V_SCORE + i] = S[O_SCORES_IN + i]
         for i in range(3):
             S[v + vw.V_PASSED + i] = -1
@@ -720,19 +708,19 @@ def _reset(S, dealer):
 
 @nb.njit(cache=True, _nrt=False)
 def _shuffle(S):
-    """The wall of hand g depends only on (seed, g) (DESIGN.md: randomness); Fisher-Yates with
+    """The wall of hand g depends only on (seed, g) (ARCHITECTURE.md: Randomness); Fisher-Yates with
     a 32-bit multiply-shift bound (bias below 3e-8 per draw). A scenario's fixed wall instead."""
-    if S[O_FIXED_WALL_N] == 108:
-        for i in range(108):
+    if S[O_FIXED_WALL_N] == N_TILES:
+        for i in range(N_TILES):
             S[O_WALL + i] = S[O_FIXED_WALL + i]
         return
-    for i in range(108):
-        S[O_WALL + i] = i // 4
+    for i in range(N_TILES):
+        S[O_WALL + i] = i // COPIES
     key = stream_key(S[O_SEED], S[O_G], STREAM_WALL)
     # the partners first, in a loop of their own: it has no dependences, so it vectorizes
-    for i in range(1, 108):
+    for i in range(1, N_TILES):
         S[O_SWAPS + i] = I64(((stream_value(key, i) >> np.uint64(32)) * np.uint64(i + 1)) >> np.uint64(32))
-    for i in range(107, 0, -1):
+    for i in range(WALL_LAST, 0, -1):
         j = S[O_SWAPS + i]
         tmp = S[O_WALL + i]
         S[O_WALL + i] = S[O_WALL + j]
@@ -741,14 +729,14 @@ def _shuffle(S):
 
 @nb.njit(cache=True, _nrt=False)
 def _deal(S, dealer):
-    """The dealer takes wall[0:14], then each next seat 13 (TRACE.md: deal). Counts first, then
+    """The dealer takes wall[0:14], then each next seat 13 (TRACE.md's deal event). Counts first, then
     what ``_add`` keeps for each seat (no void yet: every kind counts for seven pairs)."""
     pos = 0
     for i in range(4):
         seat = (dealer + i) % 4
         n = 14 if i == 0 else 13
         for _ in range(n):
-            S[O_HAND + seat * 27 + S[O_WALL + pos]] += 1
+            S[O_HAND + seat * N_KINDS + S[O_WALL + pos]] += 1
             pos += 1
     for seat in range(4):
         _recount(S, I64(seat))
@@ -760,7 +748,7 @@ def _recount(S, seat):
     seven-pairs slots over non-void kinds, void-tile count, four-of-a-kind mask, readiness
     hint) recomputed, and the seat's view brought along (its tiles, and visible by the change)."""
     v = _v(seat)
-    h = O_HAND + seat * 27
+    h = O_HAND + seat * N_KINDS
     void = S[O_VOID + seat]
     n2 = 0
     n1 = 0
@@ -785,7 +773,7 @@ def _recount(S, seat):
             n1 += s1
         S[O_CODES + seat * 3 + s] = code
         S[v + vw.V_CODES + s] = code
-    for t in range(27):
+    for t in range(N_KINDS):
         c = S[h + t]
         S[v + vw.V_VISIBLE + t] += c - S[v + vw.V_HAND + t]
         S[v + vw.V_HAND + t] = c
@@ -794,22 +782,21 @@ def _recount(S, seat):
     S[O_VOIDCNT + seat] = nv
     S[O_QUADS + seat] = quads
     S[O_RDY + seat] = -1
-    S[O_SH_LOW + seat] = -99
+    S[O_SH_LOW + seat] = SH_UNKNOWN
     S[v + vw.V_N2] = n2
     S[v + vw.V_N1] = n1
 
 
 @nb.njit(cache=True, _nrt=False)
 def _exchange(S, fixed_dir):
-    """Exchange three (RULES.md: one hand, step 2): each seat picks three tiles of one suit,
+    """Exchange three (RULES.md: One hand, step by step, step 2): each seat picks three tiles of one suit,
     then the direction is drawn and all pass at once. Returns False on an illegal answer."""
     for seat in range(4):
         ans = _ask(S, seat, Q_EXCHANGE)
-        a = ans & 31
-        b = (ans >> 5) & 31
-        c = (ans >> 10) & 31
-        o = O_HAND + seat * 27
-        ok = 0 <= ans < 32768 and a < 27 and b < 27 and c < 27 and a // 9 == b // 9 and b // 9 == c // 9
+        a, b, c = vw.unpack3(ans)
+        o = O_HAND + seat * N_KINDS
+        ok = (0 <= ans < vw.PACK3_END and a < N_KINDS and b < N_KINDS and c < N_KINDS
+              and a // 9 == b // 9 and b // 9 == c // 9)
         if ok:
             need_a = 1 + (b == a) + (c == a)
             need_b = 1 + (a == b) + (c == b)
@@ -842,13 +829,13 @@ def _exchange(S, fixed_dir):
     if _tracing(S):
         e = _log(S, EV_EXCHANGE, d, ZERO, ZERO, ZERO, ZERO)
         for i in range(12):
-            S[_log_at(S, e, 2 + i)] = S[O_PASSED + i]
+            S[_log_at(S, e, LW_PASSED + i)] = S[O_PASSED + i]
     return True
 
 
 @nb.njit(cache=True, _nrt=False)
 def _choose_voids(S):
-    """Every seat names a suit at once; then all are shown (RULES.md: one hand, step 3)."""
+    """Every seat names a suit at once; then all are shown (RULES.md: One hand, step by step, step 3)."""
     for seat in range(4):
         ans = _ask(S, seat, Q_VOID)
         if ans < 0 or ans > 2:
@@ -863,7 +850,7 @@ def _choose_voids(S):
         n2 = S[O_N2 + seat]
         n1 = S[O_N1 + seat]
         for t in range(void * 9, void * 9 + 9):
-            c = S[O_HAND + seat * 27 + t]
+            c = S[O_HAND + seat * N_KINDS + t]
             n += c
             n2 -= slots2(c)
             n1 -= c & 1
@@ -871,7 +858,7 @@ def _choose_voids(S):
         S[O_N2 + seat] = n2
         S[O_N1 + seat] = n1
         S[O_RDY + seat] = -1
-        S[O_SH_LOW + seat] = -99  # the void suit's tiles stop counting
+        S[O_SH_LOW + seat] = SH_UNKNOWN  # the void suit's tiles stop counting
         v = _v(seat)
         S[v + vw.V_N2] = n2
         S[v + vw.V_N1] = n1
@@ -883,7 +870,7 @@ def _choose_voids(S):
 
 @nb.njit(cache=True, _nrt=False)
 def _draw(S, seat, replacement):
-    """A draw from the front, or a kong replacement from the back (RULES.md: tiles)."""
+    """A draw from the front, or a kong replacement from the back (RULES.md: Tiles, seats, notation)."""
     S[O_DRAW_RDY + seat] = _ready_hint(S, seat)
     if replacement:
         t = S[O_WALL + S[O_BACK]]
@@ -895,7 +882,7 @@ def _draw(S, seat, replacement):
     S[O_TURNS] += 1
     S[O_DRAWS + seat] += 1
     S[_v(seat) + vw.V_N_DRAWS] += 1
-    S[O_PASSLOCK + seat] = 0  # any draw lifts the passed-win lock (RULES.md: rulings)
+    S[O_PASSLOCK + seat] = 0  # any draw lifts it (RULES.md: Rulings where the documents are silent, passed-win lock)
     if _tracing(S):
         _log(S, EV_DRAW, seat, t, replacement, ZERO, ZERO)
     return t
@@ -915,8 +902,8 @@ def _add_meld(S, seat, kind, t):
     S[O_MELD_KIND + seat * 4 + i] = kind
     S[O_MELD_TILE + seat * 4 + i] = t
     S[O_N_MELDS + seat] = i + 1
-    S[O_SH_LOW + seat] = -99  # one more declared set
-    S[O_MELD_CNT + seat * 27 + t] += 3 if kind == M_PUNG else 4
+    S[O_SH_LOW + seat] = SH_UNKNOWN  # one more declared set
+    S[O_MELD_CNT + seat * N_KINDS + t] += 3 if kind == M_PUNG else 4
     if kind != M_PUNG:
         S[O_N_KONGS + seat] += 1
     for s in range(4):
@@ -929,10 +916,10 @@ def _add_meld(S, seat, kind, t):
 @nb.njit(cache=True, _nrt=False)
 def _locked_kong_keeps_waits(S, seat, t):
     """Flow lock: a concealed kong of the drawn tile only if the waits stay the same."""
-    o_h = O_HAND + seat * 27
-    o_m = O_MELD_CNT + seat * 27
-    hand = view_of(S, o_h, 27)
-    mc = view_of(S, o_m, 27)
+    o_h = O_HAND + seat * N_KINDS
+    o_m = O_MELD_CNT + seat * N_KINDS
+    hand = view_of(S, o_h, N_KINDS)
+    mc = view_of(S, o_m, N_KINDS)
     void = S[O_VOID + seat]
     k = S[O_N_MELDS + seat]
     hand[t] -= 1
@@ -947,9 +934,10 @@ def _locked_kong_keeps_waits(S, seat, t):
 
 @nb.njit(cache=True, inline="always")
 def _kong_mask(S, seat, drawn):
-    """Kongs the seat may declare on its turn (RULES.md: rulings, kongs): a tile left for the
-    replacement; not while holding void tiles unless ``kong_while_void``; never of the void
-    suit; a locked flow seat only a concealed kong of its drawn tile keeping its waits."""
+    """Kongs the seat may declare on its turn: a tile left for the replacement; not while
+    holding void tiles unless ``kong_while_void``; never of the void suit; a locked flow seat
+    only a concealed kong of its drawn tile keeping its waits (RULES.md: Rulings where the
+    documents are silent)."""
     if tiles_left(S) < 1:
         return I64(0)
     if not _r(S, R_KONG_WHILE_VOID) and _must_void(S, seat):
@@ -960,12 +948,10 @@ def _kong_mask(S, seat, drawn):
         if drawn >= 0 and (quads >> drawn) & 1 and _locked_kong_keeps_waits(S, seat, drawn):
             return I64(1) << drawn
         return I64(0)
-    mask = quads
-    if 0 <= void <= 2:
-        mask &= ~(I64(0x1FF) << (9 * void))
+    mask = quads & ~(I64(0x1FF) << (9 * void))  # never of the void suit
     for i in range(S[O_N_MELDS + seat]):
         t = S[O_MELD_TILE + seat * 4 + i]
-        if S[O_MELD_KIND + seat * 4 + i] == M_PUNG and S[O_HAND + seat * 27 + t] >= 1:
+        if S[O_MELD_KIND + seat * 4 + i] == M_PUNG and S[O_HAND + seat * N_KINDS + t] >= 1:
             mask |= I64(1) << t
     return mask
 
@@ -987,7 +973,7 @@ def _settle_self_draw(S, seat, tile, kind, ctx):
 @nb.njit(cache=True, _nrt=False)
 def _settle_on_tile(S, n_win, tile, frm, kind, liability):
     """Wins on one discard or one robbed kong by the seats in the winners scratch, in turn
-    order from the discarder (RULES.md: settlement). ``liability``: the discard right after
+    order from the discarder (RULES.md: Settlement). ``liability``: the discard right after
     the discarder's kong under ``kong_discard_liability = pays_for_all``."""
     if S[O_N_WINS] == 0:
         S[O_NEXT_DEALER] = S[O_WINNERS] if n_win == 1 else frm
@@ -1035,8 +1021,20 @@ def _clear_winners(S):
 
 
 @nb.njit(cache=True, _nrt=False)
+def _pass_win(S, seat, t, frm, chose):
+    """A seat that could win on t from ``frm`` did something else (``CHOSE_*``): the passed-win
+    lock (RULES.md: Rulings where the documents are silent, passed-win lock) and the trace's
+    pass_win event."""
+    if _r(S, R_PASSED_WIN_LOCK):
+        S[O_PASSLOCK + seat] = 1
+    if _tracing(S):
+        _log(S, EV_PASS_WIN, seat, t, frm, chose, ZERO)
+
+
+@nb.njit(cache=True, _nrt=False)
 def _rob_window(S, kong_seat, t):
-    """Seats that can win on an added kong's tile may rob it (RULES.md: rulings, added kong).
+    """Seats that can win on an added kong's tile may rob it (RULES.md: Rulings where the documents are silent,
+    added kong).
     Returns the number of robbers, or -1 on an illegal answer."""
     _clear_winners(S)
     n_win = 0
@@ -1050,10 +1048,7 @@ def _rob_window(S, kong_seat, t):
             S[O_WINNERS + n_win] = seat
             n_win += 1
         elif ans == C_PASS:
-            if _r(S, R_PASSED_WIN_LOCK):
-                S[O_PASSLOCK + seat] = 1
-            if _tracing(S):
-                _log(S, EV_PASS_WIN, I64(seat), t, kong_seat, CHOSE_PASS, ZERO)
+            _pass_win(S, I64(seat), t, kong_seat, CHOSE_PASS)
         else:
             _error(S, ERR_ILLEGAL, I64(seat), Q_ROB, ans)
             return -1
@@ -1064,13 +1059,13 @@ def _rob_window(S, kong_seat, t):
 
 @nb.njit(cache=True, _nrt=False)
 def _declare_kong(S, seat, t, kind, frm):
-    """Make a kong and collect its payment (RULES.md: settlement, kongs pay on declaration)."""
+    """Make a kong and collect its payment (RULES.md: Settlement, kongs pay on declaration)."""
     S[O_CLEAN] = 0
     S[O_SEAT_KONGS + seat] += 1
     if kind == KONG_ADDED:
         i = _find_pung(S, seat, t)
         S[O_MELD_KIND + seat * 4 + i] = M_KONG_ADDED
-        S[O_MELD_CNT + seat * 27 + t] += 1
+        S[O_MELD_CNT + seat * N_KINDS + t] += 1
         S[O_N_KONGS + seat] += 1
         _add(S, seat, t, MINUS_ONE)
         S[_v(seat) + vw.V_VISIBLE + t] += 1
@@ -1101,9 +1096,10 @@ def _declare_kong(S, seat, t, kind, frm):
 
 @nb.njit(cache=True, _nrt=False)
 def _claims(S, frm, t, liability):
-    """Claims on a discard, answered by all at once (RULES.md: step 4 and rulings): wins first
-    and cancel any pung/kong; after the last tile only a win. Returns (kind, seat): kind 0 none,
-    1 wins (seats in the winners scratch), 2 pung, 3 kong; (-1, -1) on an illegal answer."""
+    """Claims on a discard, answered by all at once (RULES.md: One hand, step by step, step 4;
+    RULES.md: Rulings where the documents are silent, claims): wins first and cancel any
+    pung/kong; after the last tile only a win. Returns (``CLAIM_*``, seat): the winners are in
+    the winners scratch; the seat is the pung's or kong's claimant."""
     last = tiles_left(S) == 0
     _clear_winners(S)
     n_win = 0
@@ -1113,7 +1109,7 @@ def _claims(S, frm, t, liability):
         seat = (frm + i) % 4
         if S[O_OUT + seat]:
             continue
-        held = S[O_HAND + seat * 27 + t]
+        held = S[O_HAND + seat * N_KINDS + t]
         # & rather than "and": one branch on the outcome instead of one per (random) condition
         can_pung = ((held >= 2) & (not last) & (S[O_LOCKED + seat] == 0) & (t // 9 != S[O_VOID + seat])
                     & ((_r(S, R_CLAIM_WHILE_VOID) != 0) | (not _must_void(S, seat))))
@@ -1129,22 +1125,19 @@ def _claims(S, frm, t, liability):
             continue
         if ans == C_PASS or (ans == C_PUNG and can_pung) or (ans == C_KONG and can_kong):
             if can_win:
-                if _r(S, R_PASSED_WIN_LOCK):
-                    S[O_PASSLOCK + seat] = 1
-                if _tracing(S):
-                    chose = CHOSE_PASS if ans == C_PASS else (CHOSE_PUNG if ans == C_PUNG else CHOSE_KONG)
-                    _log(S, EV_PASS_WIN, I64(seat), t, frm, chose, ZERO)
+                _pass_win(S, I64(seat), t, frm,
+                          CHOSE_PASS if ans == C_PASS else (CHOSE_PUNG if ans == C_PUNG else CHOSE_KONG))
             if ans != C_PASS:
                 claim_seat = seat
                 claim_kind = ans
             continue
         _error(S, ERR_ILLEGAL, I64(seat), Q_CLAIM, ans)
-        return -1, -1
+        return CLAIM_ILLEGAL, MINUS_ONE
     if n_win > 0:
         _settle_on_tile(S, I64(n_win), t, frm, WIN_DISCARD, liability)
-        return 1, -1
+        return CLAIM_WINS, MINUS_ONE
     if claim_seat < 0:
-        return 0, -1
+        return CLAIM_NONE, MINUS_ONE
     S[O_CLEAN] = 0
     if claim_kind == C_PUNG:
         _add(S, claim_seat, t, I64(-2))
@@ -1154,21 +1147,21 @@ def _claims(S, frm, t, liability):
         _add_meld(S, I64(claim_seat), M_PUNG, t)
         if _tracing(S):
             _log(S, EV_PUNG, I64(claim_seat), t, frm, ZERO, ZERO)
-        return 2, claim_seat
+        return CLAIM_PUNG, I64(claim_seat)
     _declare_kong(S, I64(claim_seat), t, KONG_EXPOSED, frm)
-    return 3, claim_seat
+    return CLAIM_KONG, I64(claim_seat)
 
 
 @nb.njit(cache=True, _nrt=False)
 def _wall_checks(S):
-    """Drawn-hand checks at an exhausted wall (RULES.md: settlement, steps 1-3)."""
+    """Drawn-hand checks at an exhausted wall (RULES.md: Settlement, wall exhausted, steps 1-3)."""
     rules = view_of(S, O_RULES, N_RULE_FIELDS)
     pats = view_of(S, O_PATS, N_PATTERNS)
     for s in range(4):
         if S[O_WINS + s] > 0:
             continue
-        o_h = O_HAND + s * 27
-        o_m = O_MELD_CNT + s * 27
+        o_h = O_HAND + s * N_KINDS
+        o_m = O_MELD_CNT + s * N_KINDS
         pig = _must_void(S, s)
         S[O_PIG + s] = 1 if pig else 0
         if pig:
@@ -1177,12 +1170,12 @@ def _wall_checks(S):
             S[O_WAITS + s] = 0
         else:
             k = S[O_N_MELDS + s]
-            mask = waits_mask(_tab(S), view_of(S, o_h, 27), S[O_VOID + s], k, view_of(S, o_m, 27))
+            mask = waits_mask(_tab(S), view_of(S, o_h, N_KINDS), S[O_VOID + s], k, view_of(S, o_m, N_KINDS))
             S[O_WAITS + s] = mask
             S[O_READY + s] = 1 if mask != 0 else 0
             S[O_BEST + s] = 0
             if mask != 0:
-                S[O_BEST + s] = ready_value(_tab(S), view_of(S, o_h, 27), S[O_VOID + s], k, view_of(S, o_m, 27),
+                S[O_BEST + s] = ready_value(_tab(S), view_of(S, o_h, N_KINDS), S[O_VOID + s], k, view_of(S, o_m, N_KINDS),
                                             S[O_N_KONGS + s], rules, pats)
         if _tracing(S):
             _log(S, EV_CHECK, I64(s), S[O_PIG + s], S[O_READY + s], S[O_WAITS + s], S[O_BEST + s])
@@ -1246,7 +1239,7 @@ def _turn_options(S, seat, drawn, phase):
 
 @nb.njit(cache=True, inline="always")
 def _legal_discard(S, seat, t, drawn):
-    if t < 0 or t >= 27 or S[O_HAND + seat * 27 + t] <= 0:
+    if t < 0 or t >= N_KINDS or S[O_HAND + seat * N_KINDS + t] <= 0:
         return False
     if S[O_LOCKED + seat] and t != drawn:
         return False
@@ -1258,6 +1251,8 @@ def _legal_discard(S, seat, t, drawn):
 @nb.njit(cache=True, _nrt=False)
 def _discard(S, seat, t):
     """Move t from the seat's hand to its pile; every seat sees it."""
+    if S[O_CHECK] and _must_void(S, seat) and t // 9 != S[O_VOID + seat]:
+        _error(S, ERR_INVARIANT, seat, Q_TURN, INV_VOID_DISCARD)
     _add(S, seat, t, MINUS_ONE)
     S[O_PILE + t] += 1
     for s in range(4):
@@ -1267,7 +1262,7 @@ def _discard(S, seat, t):
             S[v + vw.V_MUST_VOID] = 1 if _must_void(S, seat) else 0
         nd = S[v + vw.V_N_DISCARDS]
         if nd < vw.N_DISC_SEQ:
-            S[v + vw.V_DISC_SEQ + nd] = seat * 32 + t
+            S[v + vw.V_DISC_SEQ + nd] = vw.pack_discard(seat, t)
         S[v + vw.V_N_DISCARDS] = nd + 1
     if _tracing(S):
         _log(S, EV_DISCARD, seat, t, ZERO, ZERO, ZERO)
@@ -1348,11 +1343,11 @@ def _write_rows(S, row, hand_out, seat_out, win_out, pay_out):
         seat_out[row, s, S_PIG] = S[O_PIG + s]
         seat_out[row, s, S_READY] = S[O_READY + s]
         seat_out[row, s, S_KONGS] = S[O_SEAT_KONGS + s]
-        for i in range(6):
-            seat_out[row, s, S_NET_WIN + i] = S[O_NET_REASON + s * 6 + i]
+        for i in range(N_REASONS):
+            seat_out[row, s, S_NET_REASON + i] = S[O_NET_REASON + s * N_REASONS + i]
         seat_out[row, s, S_SCORE_BEFORE] = S[O_SCORE0 + s]
-        for q in range(5):
-            seat_out[row, s, S_ASKED + q] = S[O_ASKED + s * 5 + q]
+        for q in range(N_QUESTIONS):
+            seat_out[row, s, S_ASKED + q] = S[O_ASKED + s * N_QUESTIONS + q]
 
 
 @nb.njit(cache=True, _nrt=False)
@@ -1380,7 +1375,8 @@ def _self_draw(S, cur, drawn, phase, dealer):
 @nb.njit(cache=True, _nrt=False)
 def _after_wins(S, cur):
     """Where play goes after wins on a tile from ``cur``: (end reason or -1, next seat). After
-    the winner furthest from ``cur`` in turn order (RULES.md: rulings)."""
+    the winner furthest from ``cur`` in turn order (RULES.md: Rulings where the documents are silent, play after
+    a win)."""
     if _three_won(S):
         return END_THREE_WON, cur
     if tiles_left(S) == 0:
@@ -1390,14 +1386,73 @@ def _after_wins(S, cur):
         w = S[O_WINNERS + i]
         if w >= 0 and (w - cur) % 4 > (furthest - cur) % 4:
             furthest = w
-    return I64(-1), next_active(S, furthest)
+    return NO_END, next_active(S, furthest)
+
+
+@nb.njit(cache=True, inline="always")
+def _after_self_draw(S, cur):
+    """Where play goes after ``cur``'s self-draw win: (end reason or NO_END, next seat)."""
+    if _three_won(S):
+        return END_THREE_WON, cur
+    if tiles_left(S) == 0:
+        return END_WALL_EXHAUSTED, cur
+    return NO_END, next_active(S, cur)
+
+
+@nb.njit(cache=True, inline="always")
+def _turn_answer(S, cur, drawn, can_win, mask):
+    """The seat's answer on its own turn: asked, unless it is a locked flow winner with no
+    choice (it discards its drawn tile)."""
+    if S[O_LOCKED + cur] and not can_win and mask == 0:
+        _script_forced(S, cur, Q_TURN, drawn)
+        return drawn
+    return _ask(S, cur, Q_TURN)
+
+
+@nb.njit(cache=True, inline="always")
+def _added_kong(S, cur, t):
+    """``cur`` adds t to its pung (RULES.md: Rulings where the documents are silent, added kong):
+    the seats that can win on t may rob it first. Returns (robbed, end, next seat): robbed -1
+    when an illegal answer stopped the hand; 1 when robbed (play goes on after the robber
+    furthest from ``cur``, unless three have won); 0 when the kong stands, declared and paid."""
+    if _tracing(S):
+        _log(S, EV_KONG, cur, t, KONG_ADDED, MINUS_ONE, ZERO)
+    n_rob = _rob_window(S, cur, t)
+    if n_rob < 0:
+        return MINUS_ONE, NO_END, cur
+    if n_rob > 0:
+        _check(S)
+        if _three_won(S):
+            return ONE, END_THREE_WON, cur
+        return ONE, NO_END, next_active(S, S[O_WINNERS + n_rob - 1])
+    _declare_kong(S, cur, t, KONG_ADDED, MINUS_ONE)
+    return ZERO, NO_END, cur
+
+
+@nb.njit(cache=True, inline="always")
+def _after_discard(S, cur, t, kong_turn):
+    """The claims on ``cur``'s discard t, then where play goes: (end reason or NO_END, next
+    seat, how its turn starts)."""
+    liability = kong_turn and _r(S, R_KONG_DISCARD_LIABILITY) == 1
+    kind, seat = _claims(S, cur, t, liability)
+    _check(S)
+    if kind == CLAIM_WINS:
+        end, nxt = _after_wins(S, cur)
+        return end, nxt, PHASE_DRAW
+    if kind == CLAIM_PUNG:
+        return NO_END, seat, PHASE_AFTER_PUNG
+    if kind == CLAIM_KONG:
+        return NO_END, seat, PHASE_REPLACEMENT
+    if kind == CLAIM_ILLEGAL or tiles_left(S) > 0:  # an illegal answer: the error stops the hand
+        return NO_END, next_active(S, cur), PHASE_DRAW
+    return END_WALL_EXHAUSTED, cur, PHASE_DRAW
 
 
 @nb.njit(cache=True, _nrt=False)
 def play_hand(S, dealer, fixed_dir):
     """Play the hand whose seed, index, scores before it (and, for scenarios, wall) are in S's
-    header; returns the next dealer (RULES.md: match). The results stay in S until
-    ``_write_rows``."""
+    header (RULES.md: One hand, step by step); returns the next dealer (RULES.md: One hand,
+    step by step, step 8). The results stay in S until ``_write_rows``."""
     _reset(S, dealer)
     _shuffle(S)
     _deal(S, dealer)
@@ -1410,54 +1465,30 @@ def play_hand(S, dealer, fixed_dir):
         return dealer
     cur = dealer
     phase = PHASE_FIRST
-    kong_turn = False
-    end = I64(-1)
+    end = NO_END
     while end < 0 and S[O_ERR] == ERR_NONE:
-        drawn = I64(-1)
-        if phase == PHASE_DRAW:
-            drawn = _draw(S, cur, ZERO)
-            kong_turn = False
-        elif phase == PHASE_REPLACEMENT:
-            drawn = _draw(S, cur, ONE)
-        else:
-            kong_turn = False
+        # a turn: a draw (none on the dealer's first turn or after a pung), then win, kong
+        # (a replacement, and again), or discard
+        kong_turn = phase == PHASE_REPLACEMENT  # the turn began with an exposed kong
+        drawn = _draw(S, cur, I64(kong_turn)) if phase == PHASE_DRAW or kong_turn else NO_TILE
         _check(S)
-        # the seat's turn: win, kong (then a replacement, and again), or discard
         while S[O_ERR] == ERR_NONE:
             can_win, mask = _turn_options(S, cur, drawn, phase)
-            if S[O_LOCKED + cur] and not can_win and mask == 0:
-                ans = drawn
-                _script_forced(S, cur, Q_TURN, ans)
-            else:
-                ans = _ask(S, cur, Q_TURN)
+            ans = _turn_answer(S, cur, drawn, can_win, mask)
             if ans == A_WIN and can_win:
                 _self_draw(S, cur, drawn, phase, dealer)
                 _check(S)
-                if _three_won(S):
-                    end = END_THREE_WON
-                elif tiles_left(S) == 0:
-                    end = END_WALL_EXHAUSTED
-                else:
-                    cur = next_active(S, cur)
-                    phase = PHASE_DRAW
+                end, cur = _after_self_draw(S, cur)
+                phase = PHASE_DRAW
                 break
-            if A_KONG <= ans < A_KONG + 27 and (mask >> (ans - A_KONG)) & 1:
-                t = ans - A_KONG
+            t = ans - A_KONG
+            if 0 <= t < N_KINDS and (mask >> t) & 1:
                 if _find_pung(S, cur, t) >= 0 and S[O_LOCKED + cur] == 0:
-                    if _tracing(S):
-                        _log(S, EV_KONG, cur, t, KONG_ADDED, MINUS_ONE, ZERO)
-                    n_rob = _rob_window(S, cur, t)
-                    if n_rob < 0:
+                    robbed, end, nxt = _added_kong(S, cur, t)
+                    if robbed != 0:
+                        cur = nxt
+                        phase = PHASE_DRAW
                         break
-                    if n_rob > 0:
-                        _check(S)
-                        if _three_won(S):
-                            end = END_THREE_WON
-                        else:
-                            cur = next_active(S, S[O_WINNERS + n_rob - 1])
-                            phase = PHASE_DRAW
-                        break
-                    _declare_kong(S, cur, t, KONG_ADDED, MINUS_ONE)
                 else:
                     _declare_kong(S, cur, t, KONG_CONCEALED, MINUS_ONE)
                 kong_turn = True
@@ -1468,31 +1499,9 @@ def play_hand(S, dealer, fixed_dir):
             if not _legal_discard(S, cur, ans, drawn):
                 _error(S, ERR_ILLEGAL, cur, Q_TURN, ans)
                 break
-            t = ans
-            if S[O_CHECK] and _must_void(S, cur) and t // 9 != S[O_VOID + cur]:
-                _error(S, ERR_INVARIANT, cur, Q_TURN, INV_VOID_DISCARD)
-            _discard(S, cur, t)
+            _discard(S, cur, ans)
             _check(S)
-            liability = kong_turn and _r(S, R_KONG_DISCARD_LIABILITY) == 1
-            kind, seat = _claims(S, cur, t, liability)
-            _check(S)
-            if kind < 0:
-                break
-            if kind == 1:
-                end, cur = _after_wins(S, cur)
-                phase = PHASE_DRAW
-            elif kind == 2:
-                cur = I64(seat)
-                phase = PHASE_AFTER_PUNG
-            elif kind == 3:
-                cur = I64(seat)
-                kong_turn = True
-                phase = PHASE_REPLACEMENT
-            elif tiles_left(S) == 0:
-                end = END_WALL_EXHAUSTED
-            else:
-                cur = next_active(S, cur)
-                phase = PHASE_DRAW
+            end, cur, phase = _after_discard(S, cur, ans, kong_turn)
             break
     if (S[O_ERR] == ERR_NONE or S[O_ERR] == ERR_INVARIANT) and end >= 0:
         _finish(S, end)
@@ -1517,7 +1526,7 @@ def _init_header(S, R, seed, win_cap, pay_cap, check):
     S[O_LOG_CAP] = 0
     S[O_CHECK] = 1 if check else 0
     S[O_SEED] = seed
-    S[O_REVEALED_ROWS] = 15
+    S[O_REVEALED_ROWS] = ALL_SEATS
     S[O_FIXED_WALL_N] = 0
     for i in range(N_RULE_FIELDS):
         S[O_RULES + i] = R[i]
@@ -1600,7 +1609,7 @@ def play_traced(tab, fns, dealer, scores0, fixed_wall, fixed_dir, S, hand_out, s
     _set_players(P, tab, fns)
     for s in range(4):
         P[O_SCORES_IN + s] = scores0[s]
-    P[O_FIXED_WALL_N] = fixed_wall.shape[0] if fixed_wall.shape[0] == 108 else 0
+    P[O_FIXED_WALL_N] = fixed_wall.shape[0] if fixed_wall.shape[0] == N_TILES else 0
     for i in range(P[O_FIXED_WALL_N]):
         P[O_FIXED_WALL + i] = fixed_wall[i]
     play_hand(P, dealer, fixed_dir)

@@ -3,9 +3,9 @@
 Hands are length-27 count arrays (concealed tiles only); declared sets are passed as their
 number ``k`` and, where the tiles matter, as ``meld_cnt`` (tiles of each kind in declared
 sets). Suit codes are base 5 (``tables``). The void suit is evaluated as if its code were 0,
-so targets lie over the other suits (RULES.md: winning hands); holding a void tile means no win.
+so targets lie over the other suits (RULES.md: Winning hands); holding a void tile means no win.
 
-Pattern indices (``P_*``) follow RULES.md's fan table and are shared by the engine, traces
+Pattern indices (``P_*``) follow the table of RULES.md: Fan patterns, and are shared by the engine, traces
 and output columns.
 """
 
@@ -19,6 +19,7 @@ from .rules import (
     R_FAN_LAST_TILE, R_FAN_ROBBING_KONG, R_FAN_ROOT, R_FAN_SEVEN_PAIRS, R_LIMIT_HANDS,
 )
 from .tables import INF, PAIR_OFF, STRIDE, final_at
+from .tiles import N_KINDS, NO_VOID  # noqa: F401  (NO_VOID: hand.py and tests read it here)
 
 PATTERNS = (
     "all_triplets", "seven_pairs", "full_flush", "four_declared", "root", "kong_replacement",
@@ -36,13 +37,13 @@ CTX_LAST_TILE = 8
 CTX_HEAVENLY = 16
 CTX_EARTHLY = 32
 
-NO_VOID = 3  # "no void declared yet": a suit index that matches no tile
 POW5 = (1, 5, 25, 125, 625, 3125, 15625, 78125, 390625)
 
 
 @nb.njit(cache=True, inline="always")
 def slots2(c):
-    """Seven-pairs slots worth two tiles that c copies of a kind offer (DESIGN.md)."""
+    """Seven-pairs slots worth two tiles that c copies of a kind offer: a pair is one, four of
+    a kind two (a triplet is a pair and a slot worth one)."""
     return (c >= 2) + (c == 4)
 
 
@@ -90,26 +91,24 @@ def regular_shanten(tab, hand, void, k):
     return regular_shanten_codes(tab, c0, c1, c2, k)
 
 
+@nb.njit(cache=True, inline="always")
+def seven_pairs_from_slots(n2, n1):
+    """Seven-pairs shanten from a hand's pair slots: n2 slots worth two tiles, n1 worth one
+    (``slots2``); 13 minus the best seven (ARCHITECTURE.md: Hand evaluation, seven pairs)."""
+    a = min(n2, 7)
+    return 13 - 2 * a - min(n1, 7 - a)
+
+
 @nb.njit(cache=True, _nrt=False)
 def seven_pairs_shanten(hand, void):
-    """13 minus the best seven pair slots over non-void kinds (DESIGN.md: seven pairs)."""
+    """Seven-pairs shanten over the non-void kinds of a count array."""
     n2 = 0
     n1 = 0
-    for t in range(27):
-        if t // 9 == void:
-            continue
-        c = hand[t]
-        if c >= 2:
-            n2 += 1
-            if c == 4:
-                n2 += 1
-        elif c == 1:
-            n1 += 1
-        if c == 3:
-            n1 += 1
-    a = min(n2, 7)
-    b = min(n1, 7 - a)
-    return 13 - 2 * a - b
+    for t in range(N_KINDS):
+        if t // 9 != void:
+            n2 += slots2(hand[t])
+            n1 += hand[t] & 1
+    return seven_pairs_from_slots(n2, n1)
 
 
 def _pair_slot_table() -> np.ndarray:
@@ -144,8 +143,7 @@ def shanten(tab, hand, void, k):
     s = regular_shanten_codes(tab, c0, c1, c2, k)
     if k == 0:
         p = _pair_slots(c0) + _pair_slots(c1) + _pair_slots(c2)
-        a = min(p & 31, 7)
-        s = min(s, 13 - 2 * a - min(p >> 5, 7 - a))
+        s = min(s, seven_pairs_from_slots(p & 31, p >> 5))
     return s
 
 
@@ -162,7 +160,7 @@ def holds_void(hand, void):
 @nb.njit(cache=True, _nrt=False)
 def is_seven_pairs(hand):
     n = 0
-    for t in range(27):
+    for t in range(N_KINDS):
         c = hand[t]
         if c & 1:
             return False
@@ -193,12 +191,12 @@ def waits_mask(tab, hand, void, k, meld_cnt):
     c2 = suit_code(hand, 2) if void != 2 else 0
     odd = 0
     if k == 0:
-        for t in range(27):
+        for t in range(N_KINDS):
             odd += hand[t] & 1
     if regular_shanten_codes(tab, c0, c1, c2, k) > 0 and not (k == 0 and seven_pairs_shanten(hand, void) <= 0):
         return np.int64(0)
     mask = np.int64(0)
-    for t in range(27):
+    for t in range(N_KINDS):
         s = t // 9
         if s == void or hand[t] + meld_cnt[t] >= 4:
             continue
@@ -262,7 +260,7 @@ def suit_rows_capped(h, caps, out):
 def shanten_exact(tab, hand, void, k, meld_cnt):
     """Shanten with targets capped at four copies counting declared sets (RULES.md)."""
     capped = False
-    for t in range(27):
+    for t in range(N_KINDS):
         if meld_cnt[t] > 0 and t // 9 != void:
             capped = True
     if not capped:
@@ -303,7 +301,7 @@ def shanten_exact(tab, hand, void, k, meld_cnt):
 def _all_triplets_shape(hand):
     """Concealed tiles split into pungs and exactly one pair (declared sets are all pungs/kongs)."""
     pairs = 0
-    for t in range(27):
+    for t in range(N_KINDS):
         c = hand[t]
         if c == 1 or c == 4:
             return False
@@ -342,7 +340,7 @@ def score_patterns(tab, hand, void, k, meld_cnt, n_kongs, ctx, rules, pats):
             return cap
     suits_seen = 0
     roots = 0
-    for t in range(27):
+    for t in range(N_KINDS):
         total = hand[t] + meld_cnt[t]
         if total > 0:
             suits_seen |= 1 << (t // 9)
@@ -397,10 +395,11 @@ def base_of(fan, rules):
 
 @nb.njit(cache=True, _nrt=False)
 def ready_value(tab, hand, void, k, meld_cnt, n_kongs, rules, pats):
-    """Best base over the waits, valued as a discard win (RULES.md: ready check); 0 if not ready."""
+    """Best base over the waits, valued as a discard win (RULES.md: Settlement, wall exhausted,
+    step 2); 0 if not ready."""
     mask = waits_mask(tab, hand, void, k, meld_cnt)
     best = 0
-    for t in range(27):
+    for t in range(N_KINDS):
         if (mask >> t) & 1:
             hand[t] += 1
             fan = score_patterns(tab, hand, void, k, meld_cnt, n_kongs, 0, rules, pats)

@@ -1,7 +1,7 @@
 """Run directories: Arrow tables from a batch, atomic Parquet shards, the run manifest.
 
 A run directory holds ``run.json`` (the manifest) and four Parquet datasets, one shard per
-chunk: ``hands/``, ``seats/``, ``payments/``, ``wins/`` (DESIGN.md: output). A shard is written
+chunk: ``hands/``, ``seats/``, ``payments/``, ``wins/`` (ARCHITECTURE.md: Run directories). A shard is written
 under a name starting with ``.`` (dataset readers skip those) and renamed when complete; the
 run's configuration goes into every file's key-value metadata. ``COLUMNS`` documents every
 column; the README's table is generated from it.
@@ -20,11 +20,10 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from . import engine as E
+from . import records as rec
 from .batch import BatchResult
 from .evaluate import N_PATTERNS, PATTERNS
-from .files import write_json
-from .tiles import SUITS, tile_text
+from .tiles import N_KINDS, NO_VOID, SUITS, tile_text
 
 SCHEMA_VERSION = 1
 TABLES = ("hands", "seats", "payments", "wins")
@@ -32,7 +31,7 @@ MANIFEST = "run.json"
 SHARD_RE = re.compile(r"^part-(\d{6})\.parquet$")
 META_KEY = b"sichuan_run"
 
-TILE_TEXTS = [tile_text(t) for t in range(27)]
+TILE_TEXTS = [tile_text(t) for t in range(N_KINDS)]
 
 
 def _bits(flags: np.ndarray) -> pa.Buffer:
@@ -71,17 +70,16 @@ def _dict(codes: np.ndarray, labels, null: np.ndarray | None = None) -> pa.Dicti
 def _hand_columns(h, o8, turns):
     """dealer, exchange direction, end reason, tiles left, winners, next dealer (int8); turns."""
     for i in range(h.shape[0]):
-        o8[0, i] = h[i, E.H_DEALER]
-        o8[1, i] = h[i, E.H_EXCHANGE_DIR]
-        o8[2, i] = h[i, E.H_END_REASON]
-        o8[3, i] = h[i, E.H_TILES_LEFT]
-        o8[4, i] = h[i, E.H_WINNERS]
-        o8[5, i] = h[i, E.H_NEXT_DEALER]
-        turns[i] = h[i, E.H_TURNS]
+        o8[0, i] = h[i, rec.H_DEALER]
+        o8[1, i] = h[i, rec.H_EXCHANGE_DIR]
+        o8[2, i] = h[i, rec.H_END_REASON]
+        o8[3, i] = h[i, rec.H_TILES_LEFT]
+        o8[4, i] = h[i, rec.H_WINNERS]
+        o8[5, i] = h[i, rec.H_NEXT_DEALER]
+        turns[i] = h[i, rec.H_TURNS]
 
 
-_SEAT_NETS = (E.S_NET_WIN, E.S_NET_KONG, E.S_NET_PIG, E.S_NET_NOT_READY, E.S_NET_REFUND, E.S_NET_LIABILITY,
-              E.S_SCORE_BEFORE)
+_SEAT_NETS = tuple(rec.S_NET_REASON + r for r in range(rec.N_REASONS)) + (rec.S_SCORE_BEFORE,)
 
 
 @nb.njit(cache=True, nogil=True)
@@ -91,16 +89,16 @@ def _seat_columns(seat, o8, o16, o32):
     n = seat.shape[0] * 4
     s = seat.reshape(n, seat.shape[2])
     for i in range(n):
-        o8[0, i] = s[i, E.S_VOID]
-        o8[1, i] = s[i, E.S_WIN_KIND]
-        o8[2, i] = s[i, E.S_PIG]
-        o8[3, i] = s[i, E.S_READY]
-        o8[4, i] = s[i, E.S_KONGS]
-        o16[0, i] = s[i, E.S_WINS]
-        o16[1, i] = s[i, E.S_WIN_ORDER]
-        o16[2, i] = s[i, E.S_FAN]
-        o32[0, i] = s[i, E.S_NET]
-        o32[1, i] = s[i, E.S_BASE]
+        o8[0, i] = s[i, rec.S_VOID]
+        o8[1, i] = s[i, rec.S_WIN_KIND]
+        o8[2, i] = s[i, rec.S_PIG]
+        o8[3, i] = s[i, rec.S_READY]
+        o8[4, i] = s[i, rec.S_KONGS]
+        o16[0, i] = s[i, rec.S_WINS]
+        o16[1, i] = s[i, rec.S_WIN_ORDER]
+        o16[2, i] = s[i, rec.S_FAN]
+        o32[0, i] = s[i, rec.S_NET]
+        o32[1, i] = s[i, rec.S_BASE]
         for k in range(len(_SEAT_NETS)):
             o32[2 + k, i] = s[i, _SEAT_NETS[k]]
 
@@ -122,10 +120,10 @@ def _payment_columns(pay, counts, hands, hand, o8, amount):
         g = hands[i]
         for w in range(min(counts[i], cap)):
             hand[j] = g
-            o8[0, j] = pay[i, w, E.P_PAYER]
-            o8[1, j] = pay[i, w, E.P_PAYEE]
-            o8[2, j] = pay[i, w, E.P_REASON]
-            amount[j] = pay[i, w, E.P_AMOUNT]
+            o8[0, j] = pay[i, w, rec.P_PAYER]
+            o8[1, j] = pay[i, w, rec.P_PAYEE]
+            o8[2, j] = pay[i, w, rec.P_REASON]
+            amount[j] = pay[i, w, rec.P_AMOUNT]
             j += 1
 
 
@@ -139,17 +137,17 @@ def _win_columns(win, counts, hands, hand, o8, o16, o32):
         g = hands[i]
         for w in range(min(counts[i], cap)):
             hand[j] = g
-            o8[0, j] = win[i, w, E.W_SEAT]
-            o8[1, j] = win[i, w, E.W_KIND]
-            o8[2, j] = win[i, w, E.W_TILE]
-            o8[3, j] = win[i, w, E.W_FROM]
+            o8[0, j] = win[i, w, rec.W_SEAT]
+            o8[1, j] = win[i, w, rec.W_KIND]
+            o8[2, j] = win[i, w, rec.W_TILE]
+            o8[3, j] = win[i, w, rec.W_FROM]
             for p in range(N_PATTERNS):
-                o8[4 + p, j] = win[i, w, E.W_PATTERNS + p]
-            o16[0, j] = win[i, w, E.W_ORDER]
-            o16[1, j] = win[i, w, E.W_TURN]
-            o16[2, j] = win[i, w, E.W_FAN]
-            o32[0, j] = win[i, w, E.W_BASE]
-            o32[1, j] = win[i, w, E.W_PAID]
+                o8[4 + p, j] = win[i, w, rec.W_PATTERNS + p]
+            o16[0, j] = win[i, w, rec.W_ORDER]
+            o16[1, j] = win[i, w, rec.W_TURN]
+            o16[2, j] = win[i, w, rec.W_FAN]
+            o32[0, j] = win[i, w, rec.W_BASE]
+            o32[1, j] = win[i, w, rec.W_PAID]
             j += 1
 
 
@@ -160,6 +158,12 @@ def _match_columns(hand: np.ndarray, res: BatchResult) -> tuple[pa.Array, pa.Arr
     return (_array((hand // res.hands_per_match).astype(np.int32)),
             _array((hand % res.hands_per_match).astype(np.int16)))
 
+
+# what each payment reason's net column counts
+NET_DOCS = {"win": "win payments (all wins)", "kong": "kong payments", "flower_pig": "flower-pig penalties",
+            "not_ready": "the ready check", "kong_refund": "kong refunds",
+            "kong_discard_liability": "kong_discard_liability payments"}
+assert tuple(NET_DOCS) == rec.REASONS
 
 COLUMNS: dict[str, list[tuple[str, str, str]]] = {
     "hands": [
@@ -172,7 +176,7 @@ COLUMNS: dict[str, list[tuple[str, str, str]]] = {
         ("tiles_left", "int8", "wall tiles left at the end"),
         ("winners", "int8", "seats that won at least once"),
         ("turns", "int16", "draws in the hand, kong replacements included"),
-        ("next_dealer", "int8", "who deals next by RULES.md (first winner, discarder of a multi-win, or the dealer)"),
+        ("next_dealer", "int8", "who deals next by RULES.md: One hand, step by step, step 8 (first winner, discarder of a multi-win, or the dealer)"),
     ],
     "seats": [
         ("hand", "int64", "global hand index"),
@@ -192,12 +196,7 @@ COLUMNS: dict[str, list[tuple[str, str, str]]] = {
         ("flower_pig", "bool, null", "held a void-suit tile at the exhausted wall (null: not checked)"),
         ("ready", "bool, null", "ready at the exhausted wall (null: not checked, i.e. won or hand ended three_won)"),
         ("kongs", "int8", "kongs the seat declared (robbed ones excluded)"),
-        ("net_win", "int32", "net from win payments (all wins)"),
-        ("net_kong", "int32", "net from kong payments"),
-        ("net_flower_pig", "int32", "net from flower-pig penalties"),
-        ("net_not_ready", "int32", "net from the ready check"),
-        ("net_kong_refund", "int32", "net from kong refunds"),
-        ("net_kong_discard_liability", "int32", "net from kong_discard_liability payments"),
+    ] + [(col, "int32", f"net from {NET_DOCS[r]}") for r, col in zip(rec.REASONS, rec.NET_COLUMNS)] + [
         ("score_before", "int32", "the seat's score before the hand (match play; 0 for independent hands)"),
     ],
     "payments": [
@@ -205,7 +204,7 @@ COLUMNS: dict[str, list[tuple[str, str, str]]] = {
         ("payer", "int8", "seat that pays"),
         ("payee", "int8", "seat that receives"),
         ("amount", "int32", "points, > 0"),
-        ("reason", "string (dict)", "win, kong, flower_pig, not_ready, kong_refund or kong_discard_liability"),
+        ("reason", "string (dict)", ", ".join(rec.REASONS[:-1]) + " or " + rec.REASONS[-1]),
     ],
     "wins": [
         ("hand", "int64", "global hand index"),
@@ -241,7 +240,7 @@ def batch_tables(res: BatchResult, strategies: list[str]) -> dict[str, pa.Table]
         "hand_in_match": him,
         "dealer": _array(dealer),
         "exchange_direction": _array(exdir),
-        "end_reason": _dict(end_reason, E.END_REASONS),
+        "end_reason": _dict(end_reason, rec.END_REASONS),
         "tiles_left": _array(tiles_left),
         "winners": _array(winners),
         "turns": _array(turns),
@@ -263,23 +262,21 @@ def batch_tables(res: BatchResult, strategies: list[str]) -> dict[str, pa.Table]
         "seat": _array(np.tile(np.arange(4, dtype=np.int8), n)),
         "strategy": _dict(np.tile(np.array([uniq.index(s) for s in strategies[:4]], np.int8), n), uniq),
         "dealer": _array((dealer[:, None] == np.arange(4, dtype=np.int8)).ravel()),
-        "void_suit": _dict(void, SUITS),
+        "void_suit": _dict(void, SUITS, void == NO_VOID),
         "net": _array(net),
         "won": _array(wins > 0),
         "wins": _array(wins),
         "win_order": _array(first, no_win),
-        "win_kind": _dict(kind, E.WIN_KINDS, no_win | (kind < 0)),
+        "win_kind": _dict(kind, rec.WIN_KINDS, no_win | (kind < 0)),
         "fan": _array(fan, no_win),
         "base": _array(base, no_win),
         "flower_pig": _array(pig == 1, pig < 0),
         "ready": _array(ready == 1, ready < 0),
         "kongs": _array(kongs),
-        **{name: _array(col) for name, col in zip(
-            ("net_win", "net_kong", "net_flower_pig", "net_not_ready", "net_kong_refund",
-             "net_kong_discard_liability", "score_before"), nets)},
+        **{name: _array(col) for name, col in zip(rec.NET_COLUMNS + ("score_before",), nets)},
     })
 
-    counts = np.ascontiguousarray(hand_out[:, E.H_N_PAYMENTS])
+    counts = np.ascontiguousarray(hand_out[:, rec.H_N_PAYMENTS])
     total = _n_used(counts, res.pay.shape[1])
     pay_hand, p8, amount = np.empty(total, np.int64), np.empty((3, total), np.int8), np.empty(total, np.int32)
     _payment_columns(np.ascontiguousarray(res.pay), counts, hands, pay_hand, p8, amount)
@@ -289,10 +286,10 @@ def batch_tables(res: BatchResult, strategies: list[str]) -> dict[str, pa.Table]
         "payer": _array(payer),
         "payee": _array(payee),
         "amount": _array(amount),
-        "reason": _dict(reason, E.REASONS),
+        "reason": _dict(reason, rec.REASONS),
     })
 
-    counts = np.ascontiguousarray(hand_out[:, E.H_N_WINS])
+    counts = np.ascontiguousarray(hand_out[:, rec.H_N_WINS])
     total = _n_used(counts, res.win.shape[1])
     win_hand, w8 = np.empty(total, np.int64), np.empty((4 + N_PATTERNS, total), np.int8)
     w16, w32 = np.empty((3, total), np.int16), np.empty((2, total), np.int32)
@@ -307,7 +304,7 @@ def batch_tables(res: BatchResult, strategies: list[str]) -> dict[str, pa.Table]
         "seat": _array(seat),
         "order": _array(order),
         "turn": _array(turn),
-        "win_kind": _dict(kind, E.WIN_KINDS),
+        "win_kind": _dict(kind, rec.WIN_KINDS),
         "tile": _dict(tile, TILE_TEXTS),
         "from_seat": _array(frm, frm < 0),
         "fan": _array(fan),
@@ -401,10 +398,6 @@ def remove_partial(run_dir: Path, keep: set[int]) -> None:
                 (d / f).unlink(missing_ok=True)
             elif m and int(m.group(1)) not in keep:
                 (d / f).unlink(missing_ok=True)
-
-
-def write_manifest(run_dir: Path, manifest: dict) -> None:
-    write_json(run_dir / MANIFEST, manifest)
 
 
 def read_manifest(run_dir: Path) -> dict:

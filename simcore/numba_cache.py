@@ -21,7 +21,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("simcore", "strategies")
-CONSTANT_MODULES = ("rules.py", "tiles.py", "nrt.py")  # read by jitted code, not cached themselves
+CONSTANT_MODULES = ("rules.py", "tiles.py", "nrt.py", "records.py")  # read by jitted code, not cached themselves
 SELF_CONTAINED = ("bench.py",)  # its cached helper uses nothing of ours: edits need no recompile
 CACHED_JIT = re.compile(r"njit\([^)]*cache=True")
 

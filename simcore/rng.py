@@ -2,7 +2,7 @@
 
 A stream is a 64-bit key and a counter; value i is ``splitmix64(key + i * GOLDEN)``. Keys
 depend only on their inputs, so a hand's wall depends only on (seed, hand index), and results
-are the same whatever the thread count, worker count or chunk size (DESIGN.md: randomness).
+are the same whatever the thread count, worker count or chunk size (ARCHITECTURE.md: Randomness).
 All arithmetic is uint64 (numba promotes uint64 with int64 to float, so we never mix them).
 """
 

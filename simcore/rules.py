@@ -1,4 +1,4 @@
-"""Rule sets: every option of RULES.md "Options and presets", the four presets, overrides.
+"""Rule sets: every option of RULES.md: Options and presets; the presets, overrides.
 
 A :class:`RuleSet` is immutable. Users change it with ``--set key=value`` or a TOML file
 (``base = "kawu"`` plus options by the same names). Kernels never see Python objects: they
@@ -63,7 +63,7 @@ class RuleSet:
 
     # -- views -------------------------------------------------------------------------
     def options(self) -> dict[str, Any]:
-        """Every option with its effective value, in RULES.md's order."""
+        """Every option with its effective value, in the order of RULES.md: Options and presets."""
         return {name: getattr(self, name) for name in OPTION_NAMES}
 
     @property
@@ -247,7 +247,7 @@ def parse_sets(items) -> dict[str, Any]:
 
 
 def load_toml(path: str) -> RuleSet:
-    """A TOML rule file: ``base = "kawu"`` (default battle) plus options by RULES.md's names."""
+    """A TOML rule file: ``base = "kawu"`` (default battle) plus options by the names of RULES.md: Options and presets."""
     try:
         with open(path, "rb") as fh:
             data = tomllib.load(fh)

@@ -1,6 +1,6 @@
 """Simulation runs: chunks of hands -> an executor -> Parquet shards, resumable and extendable.
 
-A chunk is the unit of work, checkpointing, progress and distribution (DESIGN.md: output).
+A chunk is the unit of work, checkpointing, progress and distribution (ARCHITECTURE.md: Run directories).
 Chunk c holds global hands [c*K, (c+1)*K) (matches in match mode), so its content depends
 only on the configuration, never on workers or scheduling: the same version, seed and
 configuration give the same results. Each task plays its chunk and writes its own shards;
@@ -11,7 +11,6 @@ chunks; a larger ``--hands`` extends the run; any other change of configuration 
 from __future__ import annotations
 
 import concurrent.futures as cf
-import datetime as _dt
 import logging
 import multiprocessing
 import os
@@ -21,10 +20,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from . import __version__
+from .version import __version__
 from . import io as rio
 from .batch import InvariantError, StrategyAnswerError, run_batch
-from .files import lock_dir
+from .files import ManagedDir
 from .rules import RuleSet, apply_overrides, preset
 
 DEFAULT_CHUNK_HANDS = 100_000
@@ -171,37 +170,19 @@ class DaskExecutor:
             self.cluster.close()
 
 
-def _now() -> str:
-    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
-
-
-def _prepare_dir(run_dir: Path) -> None:
-    """Create the directory (and parents) and check it is writable, or say why not."""
+def _read_manifest(run_dir: Path) -> dict:
     try:
-        run_dir.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise RunError(f"cannot create run directory {run_dir}: {exc.strerror or exc}") from None
-    if not run_dir.is_dir():
-        raise RunError(f"cannot create run directory {run_dir}: a file of that name exists")
-    probe = run_dir / f".write-test-{os.getpid()}"
-    try:
-        probe.write_text("")
-        probe.unlink()
-    except OSError as exc:
-        raise RunError(f"cannot write to run directory {run_dir}: {exc.strerror or exc}") from None
-
-
-def _check_existing(run_dir: Path, cfg: RunConfig) -> dict | None:
-    """The existing manifest, after checking it describes the same run (or None if new)."""
-    if not (run_dir / rio.MANIFEST).exists():
-        leftovers = [p.name for p in run_dir.iterdir() if not p.name.startswith(".")]
-        if leftovers:
-            raise RunError(f"{run_dir} is not empty and holds no {rio.MANIFEST}: choose a new or empty directory")
-        return None
-    try:
-        old = rio.read_manifest(run_dir)
+        return rio.read_manifest(run_dir)
     except ValueError as exc:
         raise RunError(str(exc)) from None
+
+
+def _check_existing(d: ManagedDir, cfg: RunConfig) -> dict | None:
+    """The existing manifest, after checking it describes the same run (or None if new)."""
+    run_dir = d.path
+    old = d.existing(_read_manifest)
+    if old is None:
+        return None
     mine = cfg.identity()
     theirs = {k: old.get("config", {}).get(k) for k in mine}
     for key in ("rules", "seats", "seed", "mode", "chunk_hands"):
@@ -221,6 +202,63 @@ def _check_existing(run_dir: Path, cfg: RunConfig) -> dict | None:
     return old
 
 
+def _valid_chunks(run_dir: Path, chunks) -> set[int]:
+    """The chunks whose shards are complete, readable and of this run's hand ranges (a corrupt
+    or foreign shard is played again)."""
+    done = rio.complete_chunks(run_dir)
+    valid = set()
+    for c, first, count in chunks:
+        if c in done:
+            try:
+                meta = rio.shard_meta(run_dir / "hands" / rio.shard_name(c))
+                if meta["first"] == first and meta["count"] == count:
+                    valid.add(c)
+            except Exception:  # a corrupt shard is replayed
+                pass
+    return valid
+
+
+def _play_chunks(run_dir: Path, cfg: RunConfig, todo, executor, own: bool, workers, check, on_chunk) -> None:
+    """Play the chunks ``todo`` on the executor (made here when ``own``); ``on_chunk(count)``
+    after each one finishes."""
+    if isinstance(executor, DaskExecutor):
+        n_workers = executor.slots
+        threads = 1
+    else:
+        n_workers = max(1, min(workers or cpu_count(), len(todo)))
+        threads = max(1, cpu_count() // n_workers)
+    if own and executor is None:
+        executor = InlineExecutor() if n_workers == 1 else cf.ProcessPoolExecutor(
+            n_workers, mp_context=multiprocessing.get_context("spawn"))
+    config = cfg.to_json()
+    pending: dict[cf.Future, tuple] = {}
+    queue = list(todo)
+    # one chunk queued behind each running one: a worker that finishes starts its next chunk at
+    # once instead of waiting for this loop to hear of it and submit
+    in_flight = n_workers if isinstance(executor, InlineExecutor) else 2 * n_workers
+    try:
+        while queue or pending:
+            while queue and len(pending) < in_flight:
+                c, first, count = queue.pop(0)
+                fut = executor.submit(play_chunk, str(run_dir), config, c, first, count, threads, check)
+                pending[fut] = (c, first, count)
+            finished, _ = cf.wait(pending, return_when=cf.FIRST_COMPLETED)
+            for fut in finished:
+                c, first, count = pending.pop(fut)
+                try:
+                    fut.result()
+                except (StrategyAnswerError, InvariantError) as exc:
+                    raise RunError(str(exc)) from None
+                on_chunk(count)
+    except BaseException:
+        for fut in pending:
+            fut.cancel()
+        raise
+    finally:
+        if own:
+            executor.shutdown(wait=True, cancel_futures=True)
+
+
 def run(run_dir: str | os.PathLike, cfg: RunConfig, workers: int | None = None, check: bool = False,
         executor: cf.Executor | None = None, progress: Callable[[int, int, float], None] | None = None,
         executor_kind: str = "local", scheduler: str | None = None) -> dict:
@@ -230,21 +268,10 @@ def run(run_dir: str | os.PathLike, cfg: RunConfig, workers: int | None = None, 
     ``executor`` if given; else ``executor_kind`` "local" (worker processes; inline for one
     worker or one chunk) or "dask" (the cluster at ``scheduler``, or a LocalCluster)."""
     run_dir = Path(run_dir).resolve()
-    _prepare_dir(run_dir)
-    lock = lock_dir(run_dir, ".lock", RunError)
-    try:
-        old = _check_existing(run_dir, cfg)
+    with ManagedDir(run_dir, "run directory", rio.MANIFEST, ".lock", RunError) as d:
+        old = _check_existing(d, cfg)
         chunks = cfg.chunks()
-        done = rio.complete_chunks(run_dir)
-        valid = set()
-        for c, first, count in chunks:
-            if c in done:
-                try:
-                    meta = rio.shard_meta(run_dir / "hands" / rio.shard_name(c))
-                    if meta["first"] == first and meta["count"] == count:
-                        valid.add(c)
-                except Exception:  # a corrupt shard is replayed
-                    pass
+        valid = _valid_chunks(run_dir, chunks)
         rio.remove_partial(run_dir, valid)
         todo = [x for x in chunks if x[0] not in valid]
         manifest = {
@@ -256,67 +283,30 @@ def run(run_dir: str | os.PathLike, cfg: RunConfig, workers: int | None = None, 
             "hands_per_match": cfg.rules.hands_per_match if cfg.match_mode else None,
             "chunks": len(chunks),
             "complete": not todo,
-            "timings": dict(old.get("timings", {})) if old else {"created": _now(), "seconds": 0.0},
+            "timings": d.timings(old),
         }
-        manifest["timings"].setdefault("created", _now())
-        rio.write_manifest(run_dir, manifest)
-        hands_done = sum(count for c, _, count in chunks if c in valid) * cfg.hands_per_item
+        d.write_manifest(manifest)
+        done = [sum(count for c, _, count in chunks if c in valid) * cfg.hands_per_item]
         total = cfg.total_hands
         t0 = time.perf_counter()
         if progress:
-            progress(hands_done, total, 0.0)
+            progress(done[0], total, 0.0)
+
+        def on_chunk(count: int) -> None:
+            done[0] += count * cfg.hands_per_item
+            if progress:
+                progress(done[0], total, time.perf_counter() - t0)
+
         if todo:
             own = executor is None
             if own and executor_kind == "dask":
                 executor = DaskExecutor(scheduler, workers)
-            if isinstance(executor, DaskExecutor):
-                n_workers = executor.slots
-                threads = 1
-            else:
-                n_workers = max(1, min(workers or cpu_count(), len(todo)))
-                threads = max(1, cpu_count() // n_workers)
-            if own and executor is None:
-                executor = InlineExecutor() if n_workers == 1 else cf.ProcessPoolExecutor(
-                    n_workers, mp_context=multiprocessing.get_context("spawn"))
-            config = cfg.to_json()
-            pending: dict[cf.Future, tuple] = {}
-            queue = list(todo)
-            # one chunk queued behind each running one: a worker that finishes starts its next
-            # chunk at once instead of waiting for this loop to hear of it and submit
-            in_flight = n_workers if isinstance(executor, InlineExecutor) else 2 * n_workers
-            try:
-                while queue or pending:
-                    while queue and len(pending) < in_flight:
-                        c, first, count = queue.pop(0)
-                        fut = executor.submit(play_chunk, str(run_dir), config, c, first, count, threads, check)
-                        pending[fut] = (c, first, count)
-                    finished, _ = cf.wait(pending, return_when=cf.FIRST_COMPLETED)
-                    for fut in finished:
-                        c, first, count = pending.pop(fut)
-                        try:
-                            fut.result()
-                        except (StrategyAnswerError, InvariantError) as exc:
-                            raise RunError(str(exc)) from None
-                        hands_done += count * cfg.hands_per_item
-                        if progress:
-                            progress(hands_done, total, time.perf_counter() - t0)
-            except BaseException:
-                for fut in pending:
-                    fut.cancel()
-                raise
-            finally:
-                if own:
-                    executor.shutdown(wait=True, cancel_futures=True)
+            _play_chunks(run_dir, cfg, todo, executor, own, workers, check, on_chunk)
         elapsed = time.perf_counter() - t0
         rio.remove_partial(run_dir, rio.complete_chunks(run_dir))  # temp files of retried tasks
         manifest["complete"] = True
-        t = manifest["timings"]
-        t["updated"] = _now()
-        t["seconds"] = round(float(t.get("seconds", 0.0)) + elapsed, 3)
-        t["last_session_seconds"] = round(elapsed, 3)
+        t = d.end_session(manifest["timings"], elapsed)
         played = sum(count for c, _, count in todo) * cfg.hands_per_item
         t["last_session_hands_per_second"] = round(played / elapsed, 1) if elapsed > 0 and played else None
-        rio.write_manifest(run_dir, manifest)
+        d.write_manifest(manifest)
         return manifest
-    finally:
-        lock.close()

@@ -1,6 +1,6 @@
 """Scenarios: a hand with a fixed wall and scripted decisions, played by the real engine.
 
-Tests use them to replay RULES.md's worked example and one situation per ruling:
+Tests use them to replay the worked example (RULES.md: Worked example) and one situation per ruling:
 
     sc = Scenario("battle", dealer=0, hands={0: "...14 tiles...", 1: "...", 2: "...", 3: "..."},
                   draws="5m 3p", voids="sppm", scripts={1: ["kong 9p"], 2: ["win"]})
@@ -27,8 +27,9 @@ import numba as nb
 import numpy as np
 
 from . import engine as E
+from . import records as rec
 from .rules import RuleSet, resolve
-from .tiles import parse_tiles, suit_index
+from .tiles import N_KINDS, parse_tiles, suit_index
 from .trace import TracedHand, trace_hand
 from .view import (
     A_KONG, A_WIN, C_KONG, C_PASS, C_PUNG, C_WIN, Q_CLAIM, Q_EXCHANGE, Q_ROB, Q_TURN, Q_VOID, STRATEGY_SIG,
@@ -47,7 +48,7 @@ def passive(q, view, tab):
         return t
     if t >= 0 and view[V_HAND + t] > 0 and not (view[V_MUST_VOID] and t // 9 != void):
         return t
-    for x in range(27):
+    for x in range(N_KINDS):
         if view[V_HAND + x] > 0 and not (view[V_MUST_VOID] and x // 9 != void):
             return x
     return -1
@@ -114,7 +115,7 @@ class Scenario:
         return resolve(self.rules, self.sets)
 
     def wall(self) -> np.ndarray:
-        left = np.full(27, 4, np.int64)
+        left = np.full(N_KINDS, 4, np.int64)
         front: list[int] = []
         for i in range(4):
             seat = (self.dealer + i) % 4
@@ -129,7 +130,7 @@ class Scenario:
             left[t] -= 1
         if (left < 0).any():
             raise ValueError("the scenario uses more than four copies of a tile")
-        middle = [t for t in range(27) for _ in range(int(left[t]))]
+        middle = [t for t in range(N_KINDS) for _ in range(int(left[t]))]
         return np.array(front + middle + back[::-1], np.int64)
 
     def script(self) -> np.ndarray:
@@ -151,8 +152,8 @@ class Scenario:
         names = ["scenario"] * 4
         hand = trace_hand(rules, fns, names, self.seed, self.hand_index, dealer=self.dealer, scores=self.scores,
                           fixed_wall=self.wall(), fixed_dir=self.direction, script=script, check=True)
-        err = int(hand.hand[0, E.H_ERROR])
-        if err != E.ERR_NONE:
+        err = int(hand.hand[0, rec.H_ERROR])
+        if err != rec.ERR_NONE:
             from .batch import describe_error
             raise AssertionError(describe_error(hand.hand[0], self.hand_index, names, "this scenario"))
         if strict:

@@ -2,12 +2,12 @@
 
 A suit is coded in base 5 (``sum count[r] * 5**r``). For every code we know
 ``dist[m][p]``: the fewest tiles to add so that the suit holds m sets (pungs or runs) and
-p pairs (p <= 1), never more than four copies of a tile (RULES.md: winning hands, targets).
+p pairs (p <= 1), never more than four copies of a tile (RULES.md: Winning hands, targets).
 A hand's regular shanten is the min-plus combination of its three suits' rows, minus one.
 
 Rows take few distinct values, so each code maps to a class (``cls``), two suit classes to
 a pair class (``pair``), and (pair class, third suit class, declared sets) to the shanten
-(``final``): three lookups per evaluation (DESIGN.md: hot path). All three live in one flat
+(``final``): three lookups per evaluation (ARCHITECTURE.md: Hot path). All three live in one flat
 uint8 array ``tab`` with fixed strides, the only table argument kernels take:
 
     tab[CLS_OFF + code]                           suit class of a base-5 suit code

@@ -1,6 +1,6 @@
 """Tiles: indices, suits and the text notation.
 
-A tile's index is ``suit*9 + rank-1`` with suits m=0, p=1, s=2 (RULES.md: tiles, seats,
+A tile's index is ``suit*9 + rank-1`` with suits m=0, p=1, s=2 (RULES.md: Tiles, seats,
 notation), so a hand is a length-27 count array. Text lists digits then a suit letter:
 ``123m456p789s11m``; the canonical form groups suits in the order m, p, s with ranks
 ascending (``11123m456p789s``).
@@ -14,6 +14,9 @@ SUITS = "mps"
 N_KINDS = 27
 N_TILES = 108
 COPIES = 4
+DEALER_TILES = 14   # dealt to the dealer; every other seat gets HAND_TILES
+HAND_TILES = 13
+NO_VOID = 3         # "no void suit declared yet": a suit index that no tile has
 
 
 def suit_of(tile: int) -> int:

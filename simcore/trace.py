@@ -1,4 +1,4 @@
-"""Hand traces (shared/TRACE.md): replay one hand through the engine with its event log on.
+"""Hand traces (docs/TRACE.md): replay one hand through the engine with its event log on.
 
 The events come from the engine's own log (the code path that plays the batch); this module
 only turns log rows into TRACE.md's JSON objects and a readable text form.
@@ -13,9 +13,10 @@ import numpy as np
 
 from . import engine as E
 from . import evaluate as ev
+from . import records as rec
 from .rules import RuleSet
 from .tables import load_tables
-from .tiles import SUITS, tile_list, tile_text
+from .tiles import DEALER_TILES, HAND_TILES, N_KINDS, N_TILES, SUITS, tile_list, tile_text
 from .view import MELD_NAMES, STRATEGY_TYPE  # noqa: F401
 
 LOG_ROWS = 1024
@@ -39,11 +40,11 @@ class TracedHand:
 
     @property
     def net(self) -> list[int]:
-        return [int(x) for x in self.seat[0, :, E.S_NET]]
+        return [int(x) for x in self.seat[0, :, rec.S_NET]]
 
     def error_message(self, hint: str | None = None) -> str | None:
         """None if the hand played through; else the one-line description of what stopped it."""
-        if int(self.hand[0, E.H_ERROR]) == E.ERR_NONE:
+        if int(self.hand[0, rec.H_ERROR]) == rec.ERR_NONE:
             return None
         from .batch import describe_error
 
@@ -56,7 +57,7 @@ def _tiles(counts) -> list[str]:
 
 
 def _mask_tiles(mask: int) -> list[str]:
-    return [tile_text(t) for t in range(27) if (int(mask) >> t) & 1]
+    return [tile_text(t) for t in range(N_KINDS) if (int(mask) >> t) & 1]
 
 
 def run_traced(rules: RuleSet, fns: tuple, seed: int, g: int, dealer: int, scores=None, *,
@@ -67,12 +68,12 @@ def run_traced(rules: RuleSet, fns: tuple, seed: int, g: int, dealer: int, score
     scores0 = np.zeros(4, np.int64) if scores is None else np.asarray(scores, np.int64)
     wall = np.zeros(0, np.int64) if fixed_wall is None else np.asarray(fixed_wall, np.int64)
     S = E.new_state(rules.to_array(), seed, g, win_cap, pay_cap, script, LOG_ROWS, check)
-    hand = np.zeros((1, E.N_HAND_FIELDS), np.int32)
-    seat = np.zeros((1, 4, E.N_SEAT_FIELDS), np.int32)
-    win = np.zeros((1, win_cap, E.N_WIN_FIELDS), np.int32)
-    pay = np.zeros((1, pay_cap, E.N_PAY_FIELDS), np.int32)
+    hand = np.zeros((1, rec.N_HAND_FIELDS), np.int32)
+    seat = np.zeros((1, 4, rec.N_SEAT_FIELDS), np.int32)
+    win = np.zeros((1, win_cap, rec.N_WIN_FIELDS), np.int32)
+    pay = np.zeros((1, pay_cap, rec.N_PAY_FIELDS), np.int32)
     E.play_traced(tab, fns, np.int64(dealer), scores0, wall, np.int64(fixed_dir), S, hand, seat, win, pay)
-    n_ev = int(hand[0, E.H_N_EVENTS])
+    n_ev = int(hand[0, rec.H_N_EVENTS])
     if n_ev > LOG_ROWS:
         raise RuntimeError(f"hand {g} logged {n_ev} events, more than {LOG_ROWS}")
     return S, E.log_rows(S), hand, seat, win, pay
@@ -92,59 +93,58 @@ def events_from_log(rules: RuleSet, strategies: list[str], seed: int, g: int, de
     out = [e("start", rules=rules.preset, options=rules.options(), strategies=list(strategies),
              dealer=int(dealer), seed=int(seed), match=match, hand_in_match=hand_in_match,
              scores=[int(x) for x in scores0])]
-    wall = [int(x) for x in S[E.O_WALL:E.O_WALL + 108]]
+    wall = [int(x) for x in S[E.O_WALL:E.O_WALL + N_TILES]]
     hands = [[] for _ in range(4)]
     pos = 0
     for i in range(4):
         s = (dealer + i) % 4
-        n = 14 if i == 0 else 13
-        counts = np.zeros(27, np.int64)
+        n = DEALER_TILES if i == 0 else HAND_TILES
+        counts = np.zeros(N_KINDS, np.int64)
         for t in wall[pos:pos + n]:
             counts[t] += 1
         pos += n
         hands[s] = _tiles(counts)
     out.append(e("deal", wall=[tile_text(t) for t in wall], hands=hands))
     for row in L:
-        kind = int(row[0])
-        if kind == E.EV_EXCHANGE:
-            passed = [[tile_text(int(row[2 + s * 3 + i])) for i in range(3)] for s in range(4)]
-            out.append(e("exchange", direction=int(row[1]), passed=passed))
-        elif kind == E.EV_VOID:
-            out.append(e("void", suits=[SUITS[int(row[1 + s])] for s in range(4)]))
-        elif kind == E.EV_DRAW:
-            out.append(e("draw", seat=int(row[1]), tile=tile_text(int(row[2])), replacement=bool(row[3])))
-        elif kind == E.EV_DISCARD:
-            out.append(e("discard", seat=int(row[1]), tile=tile_text(int(row[2]))))
-        elif kind == E.EV_PUNG:
-            out.append(e("pung", seat=int(row[1]), tile=tile_text(int(row[2])), **{"from": int(row[3])}))
-        elif kind == E.EV_KONG:
-            frm = int(row[4])
-            out.append(e("kong", seat=int(row[1]), tile=tile_text(int(row[2])), kind=E.KONG_KINDS[int(row[3])],
-                         **{"from": frm if frm >= 0 else None}))
-        elif kind == E.EV_PASS_WIN:
-            out.append(e("pass_win", seat=int(row[1]), tile=tile_text(int(row[2])),
-                         **{"from": int(row[3])}, chose=E.CHOSE[int(row[4])]))
-        elif kind == E.EV_WIN:
-            frm = int(row[3])
-            nm = int(row[E.LW_HAND + 29])
-            melds = [{"kind": MELD_NAMES[int(row[E.LW_MELDS + i])], "tile": tile_text(int(row[E.LW_MELDS + 4 + i]))}
+        kind = int(row[rec.LW_EVENT])
+        f = dict(zip(rec.EVENT_FIELDS[kind], (int(x) for x in row[rec.LW_FIELDS:rec.LW_FIELDS + 5])))
+        if kind == rec.EV_EXCHANGE:
+            passed = [[tile_text(int(row[rec.LW_PASSED + s * 3 + i])) for i in range(3)] for s in range(4)]
+            out.append(e("exchange", direction=f["direction"], passed=passed))
+        elif kind == rec.EV_VOID:
+            out.append(e("void", suits=[SUITS[f[f"suit{s}"]] for s in range(4)]))
+        elif kind == rec.EV_DRAW:
+            out.append(e("draw", seat=f["seat"], tile=tile_text(f["tile"]), replacement=bool(f["replacement"])))
+        elif kind == rec.EV_DISCARD:
+            out.append(e("discard", seat=f["seat"], tile=tile_text(f["tile"])))
+        elif kind == rec.EV_PUNG:
+            out.append(e("pung", seat=f["seat"], tile=tile_text(f["tile"]), **{"from": f["from"]}))
+        elif kind == rec.EV_KONG:
+            out.append(e("kong", seat=f["seat"], tile=tile_text(f["tile"]), kind=rec.KONG_KINDS[f["kind"]],
+                         **{"from": f["from"] if f["from"] >= 0 else None}))
+        elif kind == rec.EV_PASS_WIN:
+            out.append(e("pass_win", seat=f["seat"], tile=tile_text(f["tile"]), **{"from": f["from"]},
+                         chose=rec.CHOSE[f["chose"]]))
+        elif kind == rec.EV_WIN:
+            nm = int(row[rec.LW_WIN_N_MELDS])
+            melds = [{"kind": MELD_NAMES[int(row[rec.LW_MELD_KINDS + i])], "tile": tile_text(int(row[rec.LW_MELD_TILES + i]))}
                      for i in range(nm)]
-            pats = {name: int(row[E.LW_PATS + i]) for i, name in enumerate(ev.PATTERNS) if row[E.LW_PATS + i]}
-            out.append(e("win", seat=int(row[1]), tile=tile_text(int(row[2])), **{"from": frm if frm >= 0 else None},
-                         kind=E.WIN_KINDS[int(row[4])], tiles=_tiles(row[E.LW_HAND:E.LW_HAND + 27]), melds=melds,
-                         patterns=pats, fan=int(row[6]), base=int(row[E.LW_HAND + 27]),
-                         tiles_left=int(row[E.LW_HAND + 28])))
-        elif kind == E.EV_PAYMENT:
-            out.append(e("payment", payer=int(row[1]), payee=int(row[2]), amount=int(row[3]),
-                         reason=E.REASONS[int(row[4])]))
-        elif kind == E.EV_CHECK:
-            out.append(e("check", seat=int(row[1]), pig=bool(row[2]), ready=bool(row[3]),
-                         waits=_mask_tiles(int(row[4])), best_base=int(row[5])))
-        elif kind == E.EV_END:
-            net = [int(x) for x in seat[0, :, E.S_NET]]
-            out.append(e("end", reason=E.END_REASONS[int(row[1])], net=net,
-                         scores=[int(a) + b for a, b in zip(scores0, net)], tiles_left=int(row[2]),
-                         next_dealer=int(row[3])))
+            pats = {name: int(row[rec.LW_PATS + i]) for i, name in enumerate(ev.PATTERNS) if row[rec.LW_PATS + i]}
+            out.append(e("win", seat=f["seat"], tile=tile_text(f["tile"]), **{"from": f["from"] if f["from"] >= 0 else None},
+                         kind=rec.WIN_KINDS[f["kind"]], tiles=_tiles(row[rec.LW_HAND:rec.LW_HAND + N_KINDS]), melds=melds,
+                         patterns=pats, fan=int(row[rec.LW_WIN_FAN]), base=int(row[rec.LW_WIN_BASE]),
+                         tiles_left=int(row[rec.LW_WIN_TILES_LEFT])))
+        elif kind == rec.EV_PAYMENT:
+            out.append(e("payment", payer=f["payer"], payee=f["payee"], amount=f["amount"],
+                         reason=rec.REASONS[f["reason"]]))
+        elif kind == rec.EV_CHECK:
+            out.append(e("check", seat=f["seat"], pig=bool(f["pig"]), ready=bool(f["ready"]),
+                         waits=_mask_tiles(f["waits"]), best_base=f["best_base"]))
+        elif kind == rec.EV_END:
+            net = [int(x) for x in seat[0, :, rec.S_NET]]
+            out.append(e("end", reason=rec.END_REASONS[f["reason"]], net=net,
+                         scores=[int(a) + b for a, b in zip(scores0, net)], tiles_left=f["tiles_left"],
+                         next_dealer=f["next_dealer"]))
     return out
 
 

@@ -31,6 +31,7 @@ import numpy as np
 from numba import types
 
 from .rng import stream_value
+from .tiles import N_KINDS, NO_VOID
 
 STRATEGY_SIG = types.int64(types.int64, types.int64[::1], types.uint8[::1])
 STRATEGY_TYPE = types.FunctionType(STRATEGY_SIG)
@@ -71,7 +72,7 @@ V_CODES = 20        # 3 base-5 codes of the seat's concealed suits (void suit no
 V_N2 = 23           # seven-pairs slots worth two tiles over non-void kinds (all kinds before the void)
 V_N1 = 24           # seven-pairs slots worth one tile over non-void kinds
 V_HAND = 32         # 27 counts: own concealed tiles
-V_VOID = 59         # 4 seats' void suits (-1 until declared)
+V_VOID = 59         # 4 seats' void suits (NO_VOID = 3 until declared)
 V_WINS = 63         # 4 seats' number of wins this hand
 V_OUT = 67          # 4 seats: 1 if the seat has left the hand (blood battle winner)
 V_SCORE = 71        # 4 seats' scores now (match start points + nets so far)
@@ -86,26 +87,40 @@ V_SCRATCH = 144     # free for the strategy; zero at the start of each hand
 N_SCRATCH = 64
 V_ZEROED = 208      # slots [0, V_ZEROED) start each hand at zero (before the engine fills them)
 V_REVEALED = 208    # [seat*27 + t]: winners' revealed concealed tiles
-V_DISC_SEQ = 316    # the discard sequence: seat*32 + tile, V_N_DISCARDS entries (at most 128)
+V_DISC_SEQ = 316    # the discard sequence: ``pack_discard(seat, tile)``, V_N_DISCARDS entries (at most 128)
 N_DISC_SEQ = 128
 VIEW_LEN = 444
+
+# Every field's length in slots (the others are one slot); tests check that no two fields overlap
+# and that VIEW_LEN holds them all.
+FIELD_LENGTHS = {
+    "V_CODES": 3, "V_HAND": N_KINDS, "V_VOID": 4, "V_WINS": 4, "V_OUT": 4, "V_SCORE": 4, "V_N_MELDS": 4,
+    "V_MELD_KIND": 16, "V_MELD_TILE": 16, "V_PASSED": 3, "V_RECEIVED": 3, "V_VISIBLE": N_KINDS,
+    "V_SCRATCH": N_SCRATCH, "V_REVEALED": 4 * N_KINDS, "V_DISC_SEQ": N_DISC_SEQ,
+}
+
+
+def fields() -> dict[str, tuple[int, int]]:
+    """Every view field: name -> (first slot, length)."""
+    return {k: (v, FIELD_LENGTHS.get(k, 1)) for k, v in globals().items()
+            if k.startswith("V_") and k != "V_ZEROED" and isinstance(v, int)}
 
 
 
 def slot_name(i: int) -> str:
-    """The name of view slot i, for error messages: the V_* constant it falls under, with the
-    offset inside that field (``V_HAND+5``)."""
-    starts = sorted((v, k) for k, v in globals().items() if k.startswith("V_") and k != "V_ZEROED"
-                    and isinstance(v, int))
-    name, start = "?", 0
-    for v, k in starts:
-        if v <= i:
-            name, start = k, v
-    return name if i == start else f"{name}+{i - start}"
+    """The name of view slot i, for error messages: the field it falls in, with the offset
+    inside that field (``V_HAND+5``); ``?`` for a slot between fields."""
+    for name, (start, n) in fields().items():
+        if start <= i < start + n:
+            return name if i == start else f"{name}+{i - start}"
+    return "?"
 
 
 M_PUNG, M_KONG_EXPOSED, M_KONG_ADDED, M_KONG_CONCEALED = (np.int64(i) for i in range(1, 5))
 MELD_NAMES = {1: "pung", 2: "kong_exposed", 3: "kong_added", 4: "kong_concealed"}
+
+
+PACK3_END = 1 << 15  # every pack3 value is below this
 
 
 @nb.njit(cache=True, inline="always")
@@ -136,12 +151,28 @@ def rand_u64(view):
     return stream_value(np.uint64(view[V_RNG_KEY]), c)
 
 
+@nb.njit(cache=True, inline="always")
+def pack_discard(seat, t):
+    """A discard sequence entry (``V_DISC_SEQ``): who discarded which tile."""
+    return seat * 32 + t
+
+
+@nb.njit(cache=True, inline="always")
+def discard_seat(x):
+    return x // 32
+
+
+@nb.njit(cache=True, inline="always")
+def discard_tile(x):
+    return x % 32
+
+
 @nb.njit(cache=True, _nrt=False)
 def discarded_by(view, seat, t):
     """How many t the seat has discarded this hand (claimed ones included)."""
     n = 0
     for i in range(min(view[V_N_DISCARDS], N_DISC_SEQ)):
-        if view[V_DISC_SEQ + i] == seat * 32 + t:
+        if view[V_DISC_SEQ + i] == pack_discard(seat, t):
             n += 1
     return n
 

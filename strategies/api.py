@@ -12,6 +12,7 @@ import numba as nb
 
 from simcore.evaluate import is_win, regular_shanten_codes, shanten, shanten_exact, waits_mask  # noqa: F401
 from simcore.view import *  # noqa: F401,F403  (the contract is part of this API)
+from simcore.tiles import N_KINDS
 from simcore.view import V_HAND
 
 from .core import (  # noqa: F401
@@ -23,7 +24,7 @@ from .core import (  # noqa: F401
 @nb.njit(cache=True, inline="always")
 def hand_of(view):
     """The seat's concealed counts (a view into ``view``; do not write)."""
-    return view[V_HAND:V_HAND + 27]
+    return view[V_HAND:V_HAND + N_KINDS]
 
 
 @nb.njit(cache=True)

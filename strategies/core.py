@@ -3,7 +3,7 @@
 A turn's evaluation starts from ``prepare``: the three suit codes (the void suit's and, for
 the flush player, any ignored suit's set to 0), their table classes and the seven-pairs slot
 counts. ``shanten_moved`` then evaluates the hand with one tile removed and/or one added by
-re-classing only the suits that change: three table loads per evaluation (DESIGN.md: hot
+re-classing only the suits that change: three table loads per evaluation (ARCHITECTURE.md: Hot
 path). Everything here is the fast path: declared sets count as k sets without capping
 targets (``simcore.evaluate.shanten_exact`` caps them). Like the engine's helpers, these
 allocate nothing and are compiled with ``_nrt=False`` (no reference counting on calls).
@@ -11,23 +11,31 @@ allocate nothing and are compiled with ``_nrt=False`` (no reference counting on 
 
 from __future__ import annotations
 
+from collections import namedtuple
+
 import numba as nb
 import numpy as np
 
-from simcore.evaluate import POW5, moved_slots, shift_code, slots2
+from simcore.evaluate import POW5, moved_slots, seven_pairs_from_slots, shift_code, slots2
 from simcore.nrt import nonneg
 from simcore.tables import PAIR_OFF, STRIDE, final_at
+from simcore.tiles import N_KINDS
 from simcore.view import V_CODES, V_HAND, V_ME, V_N1, V_N2, V_N_MELDS, V_VISIBLE, V_VOID
 
 INF = 99
 NO_TILE = np.int64(-1)
 
+# A hand prepared for evaluation (``prepare``): the three suit codes with the void suit and the
+# ignored suits set to 0, their table classes, the seven-pairs slots worth two and worth one,
+# the declared sets and the bit set of ignored suits. A numba named tuple: its fields live in
+# registers like a plain tuple's.
+Prepared = namedtuple("Prepared", ["c0", "c1", "c2", "a0", "a1", "a2", "n2", "n1", "k", "ignore"])
+
 
 @nb.njit(cache=True, inline="always")
 def my_void(view):
-    """This seat's void suit (0, 1, 2), or 3 before it is declared (matches no tile)."""
-    v = view[V_VOID + nonneg(view[V_ME])]
-    return nonneg(3 if v < 0 else v)
+    """This seat's void suit (0, 1, 2), or ``NO_VOID`` (3, a suit no tile has) before it is declared."""
+    return nonneg(view[V_VOID + nonneg(view[V_ME])])
 
 
 @nb.njit(cache=True, inline="always")
@@ -42,16 +50,10 @@ def live(view, t):
 
 
 @nb.njit(cache=True, inline="always")
-def seven_pairs(n2, n1):
-    a = min(n2, 7)
-    return 13 - 2 * a - min(n1, 7 - a)
-
-
-@nb.njit(cache=True, inline="always")
 def seven_pairs_moved(n2, n1, c, n):
     """Seven-pairs shanten once a kind held c times is held c + n times."""
     two, one = moved_slots(n2, n1, c, n)
-    return seven_pairs(two, one)
+    return seven_pairs_from_slots(two, one)
 
 
 @nb.njit(cache=True, inline="always")
@@ -91,8 +93,8 @@ def code_and_rest(tab, c0, c1, c2, a0, a1, a2, s):
 
 @nb.njit(cache=True, inline="always")
 def prepare(tab, view, ignore):
-    """(codes c0..c2, classes a0..a2, n2, n1, k) of the seat's hand; suits in the bit set
-    ``ignore`` (and the void suit) evaluate as empty, so their tiles are never part of a target."""
+    """The seat's hand as a ``Prepared``; suits in the bit set ``ignore`` (and the void suit)
+    evaluate as empty, so their tiles are never part of a target."""
     void = my_void(view)
     if void < 3:
         ignore |= 1 << void
@@ -109,25 +111,31 @@ def prepare(tab, view, ignore):
                     c = view[V_HAND + t]
                     n2 -= slots2(c)
                     n1 -= c & 1
-    return (c0, c1, c2, klass(tab, c0), klass(tab, c1), klass(tab, c2), n2, n1, my_melds(view), ignore)
+    return Prepared(c0, c1, c2, klass(tab, c0), klass(tab, c1), klass(tab, c2), n2, n1, my_melds(view), ignore)
 
 
 @nb.njit(cache=True, inline="always")
-def shanten_of(tab, st):
-    c0, c1, c2, a0, a1, a2, n2, n1, k, ignore = st
+def shanten_of_classes(tab, a0, a1, a2, k, n2, n1):
+    """min(regular, seven pairs) of three suit classes and the pair slots; seven pairs only with
+    no declared sets."""
     sh = shanten3(tab, a0, a1, a2, k)
     if k == 0:
-        s7 = seven_pairs(n2, n1)
+        s7 = seven_pairs_from_slots(n2, n1)
         if s7 < sh:
             sh = s7
     return sh
 
 
 @nb.njit(cache=True, inline="always")
+def shanten_of(tab, st):
+    return shanten_of_classes(tab, st.a0, st.a1, st.a2, st.k, st.n2, st.n1)
+
+
+@nb.njit(cache=True, inline="always")
 def add_tiles(tab, st, t, n):
     """``st``'s suit codes and classes with n copies of t added to its suit (n < 0 takes them
     out); only that suit's class is looked up again."""
-    c0, c1, c2, a0, a1, a2 = st[0], st[1], st[2], st[3], st[4], st[5]
+    c0, c1, c2, a0, a1, a2 = st.c0, st.c1, st.c2, st.a0, st.a1, st.a2
     c0, c1, c2 = shift_code(c0, c1, c2, t, n)
     s = t // 9
     if s == 0:
@@ -143,8 +151,8 @@ def add_tiles(tab, st, t, n):
 def without_one(tab, view, st, t):
     """``st``'s codes, classes and seven-pairs slots (n2, n1) with one copy of t taken out."""
     c0, c1, c2, a0, a1, a2 = add_tiles(tab, st, t, -1)
-    n2, n1 = st[6], st[7]
-    if st[8] == 0:
+    n2, n1 = st.n2, st.n1
+    if st.k == 0:
         n2, n1 = moved_slots(n2, n1, view[V_HAND + t], -1)
     return c0, c1, c2, a0, a1, a2, n2, n1
 
@@ -161,18 +169,13 @@ def shanten_moved(tab, view, st, out_t, in_t):
         c0, c1, c2 = shift_code(c0, c1, c2, in_t, 1)
         if k == 0:
             n2, n1 = moved_slots(n2, n1, view[V_HAND + in_t] - (1 if in_t == out_t else 0), 1)
-    if c0 != st[0]:
+    if c0 != st.c0:
         a0 = klass(tab, c0)
-    if c1 != st[1]:
+    if c1 != st.c1:
         a1 = klass(tab, c1)
-    if c2 != st[2]:
+    if c2 != st.c2:
         a2 = klass(tab, c2)
-    sh = shanten3(tab, a0, a1, a2, k)
-    if k == 0:
-        s7 = seven_pairs(n2, n1)
-        if s7 < sh:
-            sh = s7
-    return sh
+    return shanten_of_classes(tab, a0, a1, a2, k, n2, n1)
 
 
 @nb.njit(cache=True, inline="always")
@@ -194,8 +197,9 @@ def shanten_minus(tab, view, st, t, n, extra_melds):
 
 @nb.njit(cache=True, inline="always")
 def isolation(view, t):
-    """Same-suit tiles within two ranks of t (its other copies count double); lower is more
-    isolated. Edge ranks get a small bonus so ties go to terminals."""
+    """Same-suit tiles within two ranks of t, weighted by closeness: its other copies and the
+    tiles one rank away count double, two ranks away once (times 4, plus a small bonus for
+    middle ranks so ties go to terminals); lower is more isolated. The play strategies' tie-break."""
     return isolation_at(view, t, t % 9)
 
 
@@ -219,7 +223,7 @@ def isolation_at(view, t, r):
 def near_mask(view, st):
     """Tiles within two ranks of a held tile of the same target suit: the only draws that can
     lower a regular hand's shanten (a lone new tile joins nothing)."""
-    ignore = st[9]
+    ignore = st.ignore
     m = np.int64(0)
     for s in range(3):
         if (ignore >> s) & 1:
@@ -239,7 +243,7 @@ def ukeire(tab, view, st, out_t, target, near):
     if not (ignore >> (out_t // 9)) & 1:
         c0, c1, c2, a0, a1, a2, n2, n1 = without_one(tab, view, st, out_t)
     n = 0
-    for u in range(27):
+    for u in range(N_KINDS):
         if not (near >> u) & 1:
             continue
         lv = live(view, u)
@@ -340,7 +344,7 @@ def lowest_shanten_discard(tab, view, st):
 def live_draws(view, near):
     """The tiles of the bit set ``near`` with live copies."""
     m = np.int64(0)
-    for u in range(27):
+    for u in range(N_KINDS):
         m |= np.int64(live(view, u) > 0) << u
     return m & near
 
@@ -349,7 +353,7 @@ def live_draws(view, near):
 def plus_classes(tab, view, st, draws, o):
     """``view[o + u]``: the class of u's suit with one more u, for every u in ``draws``."""
     for s in range(3):
-        code = st[0] if s == 0 else (st[1] if s == 1 else st[2])
+        code = st.c0 if s == 0 else (st.c1 if s == 1 else st.c2)
         d = 1
         for u in range(9 * s, 9 * s + 9):  # every kind (a class that is never read is harmless)
             view[o + u] = klass(tab, code + (d if (draws >> u) & 1 else 0))
@@ -362,11 +366,11 @@ def ukeire_fast(tab, view, st, out_t, target, draws, o):
     ``draws = live_draws(view, near)`` and their ``plus_classes`` at ``o``: a draw of another
     suit costs one final load (its class is known, the pair class of the other two is shared),
     a draw of out_t's suit one class and one final load."""
-    k = st[8]
+    k = st.k
     so = out_t // 9
     c0, c1, c2, a0, a1, a2, n2, n1 = without_one(tab, view, st, out_t)
     # a draw lowers the seven-pairs shanten by at most one: whether it can reach the target
-    pairs_may = k == 0 and seven_pairs(n2, n1) - 1 < target
+    pairs_may = k == 0 and seven_pairs_from_slots(n2, n1) - 1 < target
     n = 0
     for su in range(3):
         if not (draws >> (9 * su)) & 0x1FF:

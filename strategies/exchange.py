@@ -1,4 +1,4 @@
-"""Exchange policies: which three tiles of one suit to pass (Q_EXCHANGE, RULES.md step 2).
+"""Exchange policies: which three tiles of one suit to pass (Q_EXCHANGE; RULES.md: One hand, step by step, step 2).
 
 A suit is eligible when the seat holds three or more of it (always one: 13 tiles in three
 suits leave a suit of five or more).
@@ -22,8 +22,11 @@ def suit_count(view, s):
 
 
 @nb.njit(cache=True, _nrt=False)
-def _isolation(view, t):
-    """Same-suit tiles within two ranks (other copies included); edge tiles count as lonelier."""
+def neighbour_count(view, t):
+    """How many same-suit tiles lie within two ranks of t, its other copies included, each
+    counting once (times 8, plus a small bonus for middle ranks so ties go to edge tiles); lower
+    is lonelier. Unlike ``strategies.core.isolation``, which weighs close neighbours double for
+    play, this flat count is what the exchange policies rank their three tiles by."""
     t = nonneg(t)
     r = t % 9
     n = view[V_HAND + t] - 1
@@ -39,27 +42,10 @@ def _isolation(view, t):
 
 
 @nb.njit(cache=True, _nrt=False)
-def _most_isolated(view, s, taken0, taken1):
-    """The most isolated tile of suit s still held after taking taken0 and taken1 (-1: none)."""
-    best = -1
-    best_key = 1 << 30
-    for t in range(s * 9, s * 9 + 9):
-        left = view[V_HAND + t] - (t == taken0) - (t == taken1)
-        if left <= 0:
-            continue
-        key = _isolation(view, t)
-        if key < best_key:
-            best_key = key
-            best = t
-    return best
-
-
-@nb.njit(cache=True, _nrt=False)
 def pass_three_of(view, s):
-    """Three tiles of suit s, the most isolated first (ties: the lowest rank); a tile held more
-    than once may go more than once. As ``_most_isolated`` three times (each pick among the
-    copies still held), with each tile's isolation computed once: the three smallest
-    (isolation, tile) over the suit's copies."""
+    """Three tiles of suit s, the loneliest first (``neighbour_count``; ties: the lowest rank); a
+    tile held more than once may go more than once: the three smallest (count, tile) over the
+    suit's copies, each tile's count computed once."""
     p0 = p1 = p2 = -1
     k0 = k1 = k2 = 1 << 30
     s = nonneg(s)
@@ -67,7 +53,7 @@ def pass_three_of(view, s):
         c = view[V_HAND + t]
         if c <= 0:
             continue
-        key = _isolation(view, t)
+        key = neighbour_count(view, t)
         for _ in range(min(c, 3)):  # copies of t after any earlier tile of equal key
             if key < k0:
                 p2, k2, p1, k1, p0, k0 = p1, k1, p0, k0, t, key

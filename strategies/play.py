@@ -17,11 +17,12 @@ import numpy as np
 
 from simcore.evaluate import waits_mask
 from simcore.nrt import nonneg
+from simcore.tiles import N_KINDS
 from simcore.view import (
     A_KONG, A_WIN, C_KONG, C_PASS, C_PUNG, C_WIN, M_KONG_CONCEALED, M_PUNG, N_DISC_SEQ, Q_CLAIM, Q_ROB, Q_TURN,
     STRATEGY_SIG, V_CAN_KONG, V_CAN_PUNG, V_CAN_WIN, V_DISC_SEQ, V_FLOW, V_HAND, V_KONG_MASK, V_LOCKED,
     V_MELD_KIND, V_MELD_TILE, V_ME, V_MUST_VOID, V_N_DISCARDS, V_N_MELDS, V_OUT, V_REVEALED, V_SCRATCH,
-    V_TILE, V_VISIBLE, V_VOID, V_WALL_LEFT, V_WINS, rand_below,
+    V_TILE, V_VISIBLE, V_VOID, V_WALL_LEFT, V_WINS, discard_seat, discard_tile, rand_below,
 )
 
 from .core import (
@@ -33,7 +34,7 @@ from .core import (
 
 GREEDY, EFFICIENT, DEFENSIVE = np.int64(0), np.int64(1), np.int64(2)
 SCR_SHANTEN = np.int64(V_SCRATCH)     # choose_discard: shanten after discarding t
-SCR_PLUS = np.int64(V_SCRATCH + 27)   # choose_discard: a draw's suit class with the draw
+SCR_PLUS = np.int64(V_SCRATCH + N_KINDS)   # choose_discard: a draw's suit class with the draw
 NO_IGNORE = np.int64(0)
 ZERO = np.int64(0)
 ONE = np.int64(1)
@@ -88,8 +89,8 @@ def _read_discards(view):
     n = min(view[V_N_DISCARDS], N_DISC_SEQ)
     for i in range(view[SCR_SEEN], n):
         x = view[V_DISC_SEQ + i]
-        s = x // 32
-        t = x % 32
+        s = discard_seat(x)
+        t = discard_tile(x)
         bit = np.int64(1) << t
         for o in range(4):
             view[SCR_SINCE + o] |= bit
@@ -102,15 +103,15 @@ def _read_discards(view):
 def _known_waits(tab, view, o):
     """Waits of a locked blood-flow winner, whose concealed tiles are revealed (RULES.md)."""
     base = V_SCRATCH
-    for t in range(27):
-        view[base + t] = view[V_REVEALED + o * 27 + t]
-        view[base + 27 + t] = 0
+    for t in range(N_KINDS):
+        view[base + t] = view[V_REVEALED + o * N_KINDS + t]
+        view[base + N_KINDS + t] = 0
     k = view[V_N_MELDS + o]
     for i in range(k):
         t = view[V_MELD_TILE + o * 4 + i]
         if t >= 0:
-            view[base + 27 + t] += 3 if view[V_MELD_KIND + o * 4 + i] == M_PUNG else 4
-    return waits_mask(tab, view[base:base + 27], view[V_VOID + o], k, view[base + 27:base + 54])
+            view[base + N_KINDS + t] += 3 if view[V_MELD_KIND + o * 4 + i] == M_PUNG else 4
+    return waits_mask(tab, view[base:base + N_KINDS], view[V_VOID + o], k, view[base + N_KINDS:base + 2 * N_KINDS])
 
 
 @nb.njit(cache=True, _nrt=False)
@@ -205,7 +206,7 @@ def choose_discard(tab, view, st, mode):
     ready = np.int64(0)
     if mode == DEFENSIVE:
         deadly, ready = threats(tab, view)  # before the scratch slots below are written
-    ignore = st[9]
+    ignore = st.ignore
     # pass 1: shanten per candidate (kept in the scratch area); off-target tiles cost nothing
     best_sh = discard_shantens(tab, view, st, SCR_SHANTEN)
     fold = mode == DEFENSIVE and _hopeless(view, best_sh)
@@ -217,7 +218,7 @@ def choose_discard(tab, view, st, mode):
     best_t = -1
     best_hi = np.int64(1) << 62
     best_lo = np.int64(0)
-    for t in range(27):
+    for t in range(N_KINDS):
         sh = view[SCR_SHANTEN + t]
         if sh == INF:
             continue
@@ -259,8 +260,8 @@ def choose_kong(tab, view, st, best_sh):
     mask = view[V_KONG_MASK]
     if mask == 0:
         return -1
-    ignore = st[9]
-    for t in range(27):
+    ignore = st.ignore
+    for t in range(N_KINDS):
         if not (mask >> t) & 1:
             continue
         if view[V_LOCKED]:
@@ -303,7 +304,7 @@ def shanten_after_pung(tab, view, st, t, enough):
     """Best shanten after punging t and discarding one tile (void tiles first); stops at the
     first discard reaching ``enough`` or lower (the caller asks only whether one does)."""
     void = my_void(view)
-    k, ignore = st[8], st[9]
+    k, ignore = st.k, st.ignore
     c0, c1, c2, a0, a1, a2 = add_tiles(tab, st, t, -2)
     # per suit, as shanten_minus(tab, view, after, x, ONE, ZERO) over the legal discards x
     best = INF
@@ -335,7 +336,7 @@ def claim(tab, view, ignore):
         return C_WIN
     t = nonneg(view[V_TILE])
     st = prepare(tab, view, ignore)
-    if (st[9] >> (t // 9)) & 1:
+    if (st.ignore >> (t // 9)) & 1:
         return C_PASS
     now = shanten_of(tab, st)
     if view[V_CAN_KONG] and shanten_minus(tab, view, st, t, THREE, ONE) <= now:
@@ -354,7 +355,7 @@ def flush_suits_to_ignore(view):
     cnt0 = 0
     cnt1 = 0
     cnt2 = 0
-    for t in range(27):
+    for t in range(N_KINDS):
         c = view[V_HAND + t]
         if t < 9:
             cnt0 += c
@@ -436,13 +437,13 @@ def random_play(q, view, tab):
         if view[V_CAN_WIN]:
             n += 1
         mask = view[V_KONG_MASK]
-        for t in range(27):
+        for t in range(N_KINDS):
             if (mask >> t) & 1:
                 n += 1
         if view[V_LOCKED]:
             n += 1
         else:
-            for t in range(27):
+            for t in range(N_KINDS):
                 if _may_discard(view, t, void):
                     n += 1
         pick = rand_below(view, n)
@@ -450,14 +451,14 @@ def random_play(q, view, tab):
             if pick == 0:
                 return A_WIN
             pick -= 1
-        for t in range(27):
+        for t in range(N_KINDS):
             if (mask >> t) & 1:
                 if pick == 0:
                     return A_KONG + t
                 pick -= 1
         if view[V_LOCKED]:
             return view[V_TILE]
-        for t in range(27):
+        for t in range(N_KINDS):
             if _may_discard(view, t, void):
                 if pick == 0:
                     return t

@@ -1,4 +1,4 @@
-"""Void policies: which suit to name as the missing suit (Q_VOID, RULES.md step 3)."""
+"""Void policies: which suit to name as the missing suit (Q_VOID; RULES.md: One hand, step by step, step 3)."""
 
 from __future__ import annotations
 

@@ -3,13 +3,13 @@
 It shares no code with ``simcore`` except ``simcore.tiles`` (text parsing). Everything here
 is enumeration or direct recursion, no tables, no DP:
 
-* ``targets``: every legal winning multiset (RULES.md "Winning hands": four sets + a pair,
+* ``targets``: every legal winning multiset (RULES.md: Winning hands, four sets + a pair,
   or seven pairs when nothing is declared) over the non-void suits, never more than four
   copies of a tile counting the declared sets.
-* ``shanten``: ``min over targets T of |T \\ H| - 1`` (RULES.md's definition of shanten).
+* ``shanten``: ``min over targets T of |T \\ H| - 1`` (RULES.md: Winning hands, the definition of shanten).
 * ``is_win``: direct recursive decomposition of the concealed tiles, or seven pairs.
 * ``waits``: every tile that makes ``is_win`` true, excluding tiles the seat holds all four of.
-* ``fan_value``: all decompositions, every pattern of RULES.md "Fan patterns", best one wins.
+* ``fan_value``: all decompositions, every pattern of RULES.md: Fan patterns, best one wins.
 
 Hands are 27-length count arrays (index ``suit*9 + rank-1``, suits m, p, s); ``void`` is
 None, a suit letter or a suit index; declared sets are text (``"555m"``, ``"9999p"``) or
@@ -405,7 +405,7 @@ class Value:
 
 def fan_value(hand, void, melds, options: dict, *, self_draw=False, kong_replacement=False,
               robbing_kong=False, last_tile=False, heavenly=False, earthly=False) -> Value | None:
-    """Best fan over all decompositions (RULES.md "Fan patterns"); None if the hand does not win.
+    """Best fan over all decompositions (RULES.md: Fan patterns); None if the hand does not win.
 
     ``options`` is ``RuleSet.options()``. ``self_draw`` adds no pattern (it only changes
     settlement) and is accepted for symmetry."""

@@ -10,7 +10,7 @@ from click.testing import CliRunner
 
 from simcore.cli import main
 from simcore.tables import load_tables
-from strategies.conformance import check_spec
+from simcore.conformance import check_spec
 from strategies.registry import EXCHANGE, PLAY, VOID
 
 BUILTIN_SPECS = ([f"{p}" for p in PLAY]

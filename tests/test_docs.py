@@ -19,3 +19,199 @@ def test_readme_starts_with_the_two_setup_commands():
 
 def test_ci_runs_the_readme_test_command():
     assert "make test" in (ROOT / ".ci" / "run").read_text()
+
+
+# -- citations (the rule: the opening of docs/ARCHITECTURE.md) -----------------------------------
+
+import ast  # noqa: E402
+import importlib  # noqa: E402
+import re  # noqa: E402
+
+CODE_DIRS = ("simcore", "strategies", "experiments", "tests", "notebooks")
+MD_FILES = sorted(p for p in ROOT.rglob("*.md") if ".venv" not in p.parts and "runs" not in p.parts
+                  and ".pytest_cache" not in p.parts)
+MD_BY_NAME = {}
+for _p in MD_FILES:
+    MD_BY_NAME.setdefault(_p.name, []).append(_p)
+MENTION = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)*[\w-]+\.md)\b")
+CITATION = re.compile(r"\b([A-Z][A-Za-z_]*\.md): +([^\n]+)")
+# a mention of RULES.md or ARCHITECTURE.md is a citation (``NAME.md: <heading>``) or names the file
+# alone: followed by punctuation or one of these words, never by a section's name in other words
+BARE_OK = (r"(?:[),.;:\]`*\"']|\s*$|\s+(?:is|are|and|or|alone|says|decides|itself|beside|names|with|in|to|as|"
+           r"writes|walks|that)\b)")
+MALFORMED = re.compile(r"\b(RULES|ARCHITECTURE)\.md(?!" + BARE_OK + r")")
+
+
+def _sources():
+    """Code and docs that may cite (this file, which states the rule, aside)."""
+    for d in CODE_DIRS:
+        for p in sorted((ROOT / d).rglob("*.py")):
+            if p != Path(__file__).resolve():
+                yield p
+    yield from (p for p in MD_FILES if p.name != "BENCHMARKS.md")
+
+
+def _titles(md: Path) -> list[str]:
+    """The ## and ### titles of a markdown file, each also by its short form (up to " (" or
+    " —"), longest first."""
+    out = set()
+    for line in md.read_text().splitlines():
+        m = re.match(r"#{2,3} (.+?)\s*$", line)
+        if m:
+            title = m.group(1)
+            out.add(title)
+            out.add(re.split(r" \(| —", title)[0])
+    return sorted(out, key=len, reverse=True)
+
+
+def _cited_title(text: str, titles: list[str]) -> str | None:
+    for t in titles:
+        if text.startswith(t) and (len(text) == len(t) or not text[len(t)].isalnum()):
+            return t
+    return None
+
+
+def _lines():
+    """(path, line number, the line, the line joined to the next two): a citation wrapped over
+    lines reads as one (comment markers dropped); only matches that start on the line count."""
+    for path in _sources():
+        lines = path.read_text().splitlines()
+        for no, line in enumerate(lines, 1):
+            tail = " ".join(x.strip().lstrip("#").strip() for x in lines[no:no + 2])
+            yield path, no, line, (line + " " + tail).rstrip()
+
+
+def _hits(regex, line, joined):
+    return [m for m in regex.finditer(joined) if m.start() < len(line)]
+
+
+def test_every_cited_markdown_file_exists():
+    bad = []
+    for path, no, line, joined in _lines():
+        for m in _hits(MENTION, line, line):
+            name = m.group(1)
+            if "/" in name:
+                ok = (ROOT / name).is_file() or (path.parent / name).is_file()
+            else:
+                ok = name in MD_BY_NAME
+            if not ok:
+                bad.append(f"{path.relative_to(ROOT)}:{no}: {name}")
+    assert not bad, "cited files that do not exist:\n" + "\n".join(bad)
+
+
+def test_every_citation_names_a_heading_of_its_file():
+    bad = []
+    for path, no, line, joined in _lines():
+        where = f"{path.relative_to(ROOT)}:{no}"
+        for m in _hits(CITATION, line, joined):
+            name, rest = m.groups()
+            files = MD_BY_NAME.get(name)
+            if not files or rest.startswith("<"):
+                continue  # a missing file is the test above's; <heading> is the rule's own placeholder
+            md = next((f for f in files if f.parent.name == "docs"), files[0])
+            if _cited_title(rest.strip("`\"'"), _titles(md)) is None:
+                bad.append(f"{where}: {name}: {rest[:60]}")
+        for m in _hits(MALFORMED, line, joined):
+            bad.append(f"{where}: {joined[m.start():m.start() + 40]!r} names no heading "
+                       f"(write {m.group(1)}.md: <heading>)")
+    assert not bad, "citations that name no heading:\n" + "\n".join(bad)
+
+
+def _rule_table() -> list[tuple[str, str]]:
+    text = (ROOT / "docs" / "ARCHITECTURE.md").read_text()
+    section = text.split("## Where each rule lives", 1)[1]
+    rows = []
+    for line in section.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if line.startswith("|") and len(cells) == 2 and not set(cells[0]) <= set("-") and not cells[0].startswith("rule ("):
+            rows.append((cells[0], cells[1]))
+    return rows
+
+
+def test_the_rule_table_covers_every_section_of_the_rules():
+    titles = _titles(ROOT / "docs" / "RULES.md")
+    cited = set()
+    for rule, _ in _rule_table():
+        t = _cited_title(rule, titles)
+        assert t is not None, f"rule table row {rule!r} names no RULES.md heading"
+        cited.add(t)
+    full = [m.group(1) for m in re.finditer(r"^#{2,3} (.+?)\s*$", (ROOT / "docs" / "RULES.md").read_text(), re.M)]
+    missing = [t for t in full if t not in cited and re.split(r" \(| —", t)[0] not in cited]
+    assert not missing, f"RULES.md sections with no row in ARCHITECTURE.md's rule table: {missing}"
+
+
+MODULES = {"engine": "simcore.engine", "evaluate": "simcore.evaluate", "rules": "simcore.rules",
+           "tiles": "simcore.tiles"}
+
+
+def test_every_function_in_the_rule_table_exists():
+    bad = []
+    for rule, funcs in _rule_table():
+        for name in re.findall(r"`([a-z_]+(?:\.[A-Za-z_]+)+)`", funcs):
+            mod, *attrs = name.split(".")
+            obj = importlib.import_module(MODULES[mod]) if mod in MODULES else None
+            for a in attrs:
+                obj = getattr(obj, a, None)
+            if obj is None:
+                bad.append(f"{rule}: {name}")
+    assert not bad, "functions named in the rule table that do not exist: " + ", ".join(bad)
+
+
+# -- layers (ARCHITECTURE.md: Layers) --------------------------------------------------------
+
+LAYER0 = {"tiles", "rules", "rng", "nrt", "tables", "evaluate", "view", "records", "numba_cache", "version",
+          "messages", "files"}
+
+
+def _imports(path: Path) -> set[str]:
+    """The project modules a file imports (anywhere in it, lazy imports included)."""
+    pkg = path.parent.name
+    out = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            out.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = pkg if node.level == 1 else ""
+                mod = f"{base}.{node.module}" if node.module else base
+                out.update([mod] if node.module else [f"{base}.{a.name}" for a in node.names])
+            elif node.module:
+                out.add(node.module)
+                out.update(f"{node.module}.{a.name}" for a in node.names)
+    return {m for m in out if m.split(".")[0] in ("simcore", "strategies", "experiments")}
+
+
+def _layer(module: str) -> int | None:
+    parts = module.split(".")
+    if parts[0] == "simcore":
+        if len(parts) == 1:
+            return 3
+        if parts[1] in LAYER0:
+            return 0
+        if parts[1] == "engine":
+            return 1
+        if importlib.util.find_spec(f"simcore.{parts[1]}") is not None:
+            return 3
+        return None  # a name imported from the package itself
+    if parts[0] == "strategies":
+        return 2
+    return 4
+
+
+def test_imports_follow_the_layers():
+    import importlib.util  # noqa: F401
+
+    bad = []
+    for d in ("simcore", "strategies", "experiments"):
+        for path in sorted((ROOT / d).glob("*.py")):
+            me = _layer(f"{d}.{path.stem}") if path.stem != "__init__" else (3 if d == "simcore" else _layer(d))
+            for m in _imports(path):
+                theirs = _layer(m)
+                if theirs is None:
+                    continue
+                # layer 3 may use the strategies registry to resolve seat specs; strategies sees layer 0 only
+                if theirs > me and not (me == 3 and theirs == 2):
+                    bad.append(f"{d}/{path.name} (layer {me}) imports {m} (layer {theirs})")
+                if me == 2 and theirs == 1:
+                    bad.append(f"{d}/{path.name} (strategies) imports the engine ({m})")
+    assert not bad, "\n".join(bad)

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import simcore.engine as E
+import simcore.records as rec
 from simcore.batch import run_batch
 from simcore.nrt import data_ptr
 from simcore.rules import PRESETS, preset
@@ -26,9 +27,9 @@ def _net_from_payments(res):
     n = res.n
     net = np.zeros((n, 4), np.int64)
     for i in range(n):
-        for p in res.pay[i, :res.hand[i, E.H_N_PAYMENTS]]:
-            net[i, p[E.P_PAYER]] -= p[E.P_AMOUNT]
-            net[i, p[E.P_PAYEE]] += p[E.P_AMOUNT]
+        for p in res.pay[i, :res.hand[i, rec.H_N_PAYMENTS]]:
+            net[i, p[rec.P_PAYER]] -= p[rec.P_AMOUNT]
+            net[i, p[rec.P_PAYEE]] += p[rec.P_AMOUNT]
     return net
 
 
@@ -40,12 +41,12 @@ def test_invariants_hold_on_100000_random_hands(name):
     half = 50_000
     for spec, seed in ((MIXED, 101), (FLUSHY, 202)):
         res = run_batch(preset(name), _fns(spec), seed, 0, half, check=True)  # raises InvariantError
-        assert (res.hand[:, E.H_ERROR] == 0).all()
-        assert (res.seat[:, :, E.S_NET].sum(axis=1) == 0).all()
+        assert (res.hand[:, rec.H_ERROR] == 0).all()
+        assert (res.seat[:, :, rec.S_NET].sum(axis=1) == 0).all()
         sample = slice(0, 2000)
         part = run_batch(preset(name), _fns(spec), seed, 0, 2000)
-        assert (_net_from_payments(part) == part.seat[sample, :, E.S_NET]).all()
-        assert (res.seat[:, :, E.S_NET_WIN:E.S_NET_LIABILITY + 1].sum(axis=2) == res.seat[:, :, E.S_NET]).all()
+        assert (_net_from_payments(part) == part.seat[sample, :, rec.S_NET]).all()
+        assert (res.seat[:, :, rec.S_NET_WIN:rec.S_NET_LIABILITY + 1].sum(axis=2) == res.seat[:, :, rec.S_NET]).all()
 
 
 @numba.njit
@@ -108,12 +109,12 @@ def test_every_traced_hand_equals_its_batch_row(name):
     for g in range(60):
         t = trace_hand(rules, fns, names, 4, g)
         assert np.array_equal(t.seat[0], res.seat[g]), g
-        nw = res.hand[g, E.H_N_WINS]
-        npay = res.hand[g, E.H_N_PAYMENTS]
-        assert np.array_equal(t.hand[0, :E.H_N_EVENTS], res.hand[g, :E.H_N_EVENTS])
+        nw = res.hand[g, rec.H_N_WINS]
+        npay = res.hand[g, rec.H_N_PAYMENTS]
+        assert np.array_equal(t.hand[0, :rec.H_N_EVENTS], res.hand[g, :rec.H_N_EVENTS])
         assert np.array_equal(t.win[0, :nw], res.win[g, :nw])
         assert np.array_equal(t.pay[0, :npay], res.pay[g, :npay])
-        assert t.events[-1]["net"] == res.seat[g, :, E.S_NET].tolist()
+        assert t.events[-1]["net"] == res.seat[g, :, rec.S_NET].tolist()
 
 
 def test_a_hand_replays_alone_with_the_same_wall():
@@ -138,10 +139,10 @@ def test_hands_that_outgrow_their_slots_are_replayed_to_the_same_result(name, ma
     monkeypatch.setitem(B.WIN_CAP, rules.variant, 1)
     monkeypatch.setitem(B.PAY_CAP, rules.variant, 3)
     tight = run_batch(rules, fns, 9, 3, 40, match_mode=match_mode)
-    assert (wide.hand[:, E.H_N_WINS] > 1).any(), "some hands overflowed"
+    assert (wide.hand[:, rec.H_N_WINS] > 1).any(), "some hands overflowed"
     assert np.array_equal(wide.hand, tight.hand) and np.array_equal(wide.seat, tight.seat)
     for i in range(wide.hand.shape[0]):
-        n_w, n_p = wide.hand[i, E.H_N_WINS], wide.hand[i, E.H_N_PAYMENTS]
+        n_w, n_p = wide.hand[i, rec.H_N_WINS], wide.hand[i, rec.H_N_PAYMENTS]
         assert np.array_equal(wide.win[i, :n_w], tight.win[i, :n_w])
         assert np.array_equal(wide.pay[i, :n_p], tight.pay[i, :n_p])
 
@@ -163,6 +164,6 @@ def test_output_arrays_are_reused_only_once_their_result_is_dropped():
     assert id(again.hand) == pooled, "the dropped result's arrays were reused"
     assert np.array_equal(again.hand, held.hand) and np.array_equal(again.seat, held.seat)
     for i in range(300):
-        n_w, n_p = held.hand[i, E.H_N_WINS], held.hand[i, E.H_N_PAYMENTS]
+        n_w, n_p = held.hand[i, rec.H_N_WINS], held.hand[i, rec.H_N_PAYMENTS]
         assert np.array_equal(again.win[i, :n_w], held.win[i, :n_w])
         assert np.array_equal(again.pay[i, :n_p], held.pay[i, :n_p])

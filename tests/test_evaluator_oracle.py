@@ -3,7 +3,7 @@
 Three references, none of them sharing code with the evaluator:
 * the ``mahjong`` package's regular-hand shanten (riichi, suited tiles only: the same shape rule),
 * ``tests/oracle.py``: brute force over targets and decompositions, written from RULES.md,
-* RULES.md's fan table, its "Check against the documents" list and its worked example.
+* RULES.md: Fan patterns, its "Check against the documents" list, and RULES.md: Worked example.
 """
 
 from __future__ import annotations
@@ -231,16 +231,16 @@ def test_oracle_per_suit_split_equals_full_target_enumeration():
 
 
 @pytest.mark.parametrize("text, void, melds, expected", [
-    ("4444m123456789p", None, [], 1),  # RULES.md: four copies held cannot also be the pair
-    ("123m456p789s1155m", "s", [], 3),  # DESIGN/hand docstring: the 789s must go
-    ("112233445566m12s", "s", [], 1),  # DESIGN.md: seven pairs with void tiles is 1 away
+    ("4444m123456789p", None, [], 1),  # RULES.md: Winning hands, four copies held cannot also be the pair
+    ("123m456p789s1155m", "s", [], 3),  # simcore.hand docstring: the 789s must go
+    ("112233445566m12s", "s", [], 1),  # ARCHITECTURE.md: Hand evaluation, seven pairs with void tiles is 1 away
     ("1112345678999m", "p", [], 0),
     ("11112233445566m", None, [], -1),  # a quad counts as two pairs
     ("5m", None, ["111p", "222p", "333p", "444p"], 0),
     ("55m", None, ["111p", "222p", "333p", "4444p"], -1),
 ])
 def test_oracle_reproduces_documented_shanten(text, void, melds, expected):
-    """The oracle agrees with the shanten values stated in RULES.md, DESIGN.md and docstrings."""
+    """The oracle agrees with the shanten values stated in RULES.md, ARCHITECTURE.md and docstrings."""
     mc = O.meld_counts(melds)
     assert O.shanten(parse(text), void, len(melds), mc) == expected
     assert H.shanten(text, void, melds) == expected
@@ -255,7 +255,7 @@ def test_oracle_reproduces_documented_shanten(text, void, melds, expected):
     pytest.param("11335577p2266s4s", "m", [], ["4s"], id="worked_example_D"),
 ])
 def test_waits_never_include_a_fifth_copy_or_a_void_hand(text, void, melds, expected):
-    """RULES.md: a wait is never a tile the seat holds all four of (hand and declared sets),
+    """RULES.md: Settlement, step 2: a wait is never a tile the seat holds all four of (hand and declared sets),
     a quad serves as two pairs, and a hand holding a void tile waits on nothing."""
     assert H.waits(text, void, melds) == expected
     assert [tile_text(t) for t in O.waits(parse(text), void, len(melds), O.meld_counts(melds))] == expected
@@ -335,7 +335,7 @@ def test_ready_value_matches_oracle():
 
 # -- fan patterns, one per pattern per preset ---------------------------------------------------
 
-# RULES.md "Fan patterns" table, by preset (kawu = battle table, RULES.md rulings).
+# The table of RULES.md: Fan patterns, by preset (kawu = battle table: RULES.md: Rulings where the documents are silent).
 _TABLE = dict(all_triplets=(1, 1), seven_pairs=(2, 1), full_flush=(2, 1), four_declared=(1, 1),
               root=(1, 1), kong_replacement=(1, 1), robbing_kong=(1, 1), last_tile=(1, 0))
 FAN = {p: {name: v[1 if p == "chengdu" else 0] for name, v in _TABLE.items()} for p in PRESETS}
@@ -344,7 +344,7 @@ LIMITS = dict(battle=False, flow=False, chengdu=True, kawu=False)
 
 
 def test_preset_fan_options_follow_rules_table():
-    """The presets' fan options are the RULES.md table (the oracle reads them as data)."""
+    """The presets' fan options are the table of RULES.md: Fan patterns (the oracle reads them as data)."""
     for p in PRESETS:
         opts = OPTIONS[p]
         assert {n: opts[f"fan_{n}"] for n in _TABLE} == FAN[p]
@@ -386,7 +386,7 @@ def _expected(p, patterns, limit):
 @pytest.mark.parametrize("p", PRESETS)
 @pytest.mark.parametrize("pattern", list(PATTERN_CASES))
 def test_fan_pattern_per_preset(pattern, p):
-    """Each RULES.md pattern scores its table value in each preset; limit hands are worth
+    """Each pattern of RULES.md: Fan patterns, scores its table value in each preset; limit hands are worth
     the cap with only their pattern under chengdu and count nothing elsewhere."""
     text, void, melds, ctx, patterns, limit = PATTERN_CASES[pattern]
     fan, pats = _expected(p, patterns, limit)
@@ -405,7 +405,7 @@ def test_fan_pattern_per_preset(pattern, p):
     pytest.param("99m", ["111m", "333m", "555m", "777m"], 3, 8, id="pure_golden_hook"),
 ])
 def test_chengdu_check_against_the_documents(text, melds, fan, base):
-    """RULES.md: chengdu's pure triplets 4x, dragon seven pairs 4x, pure dragon seven pairs
+    """RULES.md: Fan patterns, chengdu's pure triplets 4x, dragon seven pairs 4x, pure dragon seven pairs
     8x, golden hook 4x, pure golden hook 8x."""
     s = H.score(text, None, melds, rules="chengdu")
     assert (s.fan, s.base) == (fan, base)
@@ -441,7 +441,7 @@ def test_chengdu_limit_hands_are_worth_the_cap_alone(limit, text, void, melds, c
 
 
 def test_worked_example_full_flush_self_draw_on_5m():
-    """RULES.md worked example: C self-draws 5m for a full flush, 2 fan, base 4 (battle)."""
+    """RULES.md: Worked example, C self-draws 5m for a full flush, 2 fan, base 4 (battle)."""
     hand = parse("123456789m234m5m")
     assert "5m" in H.waits(hand, "s")
     assert H.waits(hand, "s") == [tile_text(t) for t in O.waits(hand, "s")]
@@ -451,7 +451,7 @@ def test_worked_example_full_flush_self_draw_on_5m():
 
 
 def test_worked_example_seven_pairs_ready_on_4s():
-    """RULES.md worked example: D (void m) is ready on seven pairs waiting on 4s, base 4."""
+    """RULES.md: Worked example, D (void m) is ready on seven pairs waiting on 4s, base 4."""
     d = "11335577p2266s4s"
     assert H.waits(d, "m") == ["4s"]
     assert H.ready_value(d, "m", rules="battle") == 4
@@ -561,7 +561,7 @@ def test_a_drawn_tile_lowers_shanten_by_at_most_one(c, data):
 @PROP
 @given(c=hand_cases("win"))
 def test_a_hand_wins_exactly_when_its_shanten_is_minus_one(c):
-    """RULES.md: shanten -1 means complete; void tiles held make both false."""
+    """RULES.md: Winning hands, shanten -1 means complete; void tiles held make both false."""
     win = H.is_win(c.hand, c.void_text, c.meld_text)
     event(f"win={win}")
     assert win == (H.shanten(c.hand, c.void_text, c.meld_text) == -1)
@@ -570,7 +570,7 @@ def test_a_hand_wins_exactly_when_its_shanten_is_minus_one(c):
 @PROP
 @given(c=hand_cases("ready"))
 def test_a_hand_is_ready_exactly_when_it_has_a_wait(c):
-    """RULES.md: a 13-3k tile hand is ready (shanten 0) exactly when it has a wait, since
+    """RULES.md: Winning hands, a 13-3k tile hand is ready (shanten 0) exactly when it has a wait, since
     targets never hold a fifth copy counting declared sets."""
     ready = bool(H.waits(c.hand, c.void_text, c.meld_text))
     event(f"ready={ready}")
@@ -618,7 +618,7 @@ def test_bad_input_raises_value_error_with_a_clear_message(call, match):
 
 
 def test_score_of_a_hand_holding_a_void_tile_is_refused():
-    """A complete shape with a void tile held does not win (RULES.md: no void tile in hand)."""
+    """A complete shape with a void tile held does not win (RULES.md: Winning hands, no void tile in hand)."""
     assert not H.is_win("123m456m789m123p55p", "p")
     with pytest.raises(ValueError, match="does not win"):
         H.score("123m456m789m123p55p", "p")

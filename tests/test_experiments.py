@@ -15,7 +15,8 @@ import pytest
 
 from experiment_fixtures import SEED, SMALL, run_cli, small_experiments
 from experiments import SHIPPED, load_spec
-from experiments.duplicate import Z95, scores, seat_nets
+from experiments.duplicate import scores, seat_nets
+from simcore.analysis import Z95
 from experiments.execute import read_manifest
 from experiments.report import build, format_text
 from simcore import analysis

@@ -103,7 +103,7 @@ def _check_discards(tab, view, st):
     draws = core.live_draws(view, near)
     core.plus_classes(tab, view, st, draws, np.int64(V_SCRATCH + 27))
     for t in range(27):
-        if view[V_HAND + t] == 0 or (st[9] >> (t // 9)) & 1:
+        if view[V_HAND + t] == 0 or (st.ignore >> (t // 9)) & 1:
             continue
         for target in range(-1, 8):
             a = core.ukeire(tab, view, st, np.int64(t), np.int64(target), near)
@@ -117,7 +117,7 @@ def _check_discards(tab, view, st):
 def _check_pungs(tab, view, st):
     """A pung of any target-suit pair: the best shanten after it and one legal discard."""
     for t in range(27):
-        if view[V_HAND + t] < 2 or (st[9] >> (t // 9)) & 1 or st[8] >= 4:
+        if view[V_HAND + t] < 2 or (st.ignore >> (t // 9)) & 1 or st.k >= 4:
             continue
         c0, c1, c2, a0, a1, a2, n2, n1, k, ign = st
         s = t // 9

@@ -25,7 +25,7 @@ def _copy_tree(tmp_path):
 def test_the_cache_directory_is_named_by_the_jitted_sources():
     assert numba.config.CACHE_DIR.endswith(source_key(jitted_sources()))
     names = {p.name for p in jitted_sources()}
-    assert {"engine.py", "evaluate.py", "rules.py", "core.py", "play.py"} <= names
+    assert {"engine.py", "evaluate.py", "rules.py", "records.py", "tiles.py", "view.py", "core.py", "play.py"} <= names
     assert "cli.py" not in names and "bench.py" not in names
 
 
@@ -44,3 +44,12 @@ def test_a_user_cache_directory_is_respected(tmp_path):
     out = subprocess.run([sys.executable, "-c", "import simcore, numba; print(numba.config.CACHE_DIR)"],
                          env=env, capture_output=True, text=True, check=True).stdout.strip()
     assert out == os.path.join(str(tmp_path), f"sichuan-{source_key(jitted_sources())}")
+
+
+def test_an_edit_to_the_records_module_starts_a_fresh_cache(tmp_path):
+    """The engine inlines the output layout (records.py holds no jitted code of its own)."""
+    root = _copy_tree(tmp_path)
+    key = source_key(jitted_sources(root))
+    records = root / "simcore" / "records.py"
+    records.write_text(records.read_text().replace("N_PAY_FIELDS = 4", "N_PAY_FIELDS = 5", 1))
+    assert source_key(jitted_sources(root)) != key

@@ -1,4 +1,4 @@
-"""Rule sets, presets, overrides and `sichuan rules` (RULES.md: "Options and presets").
+"""Rule sets, presets, overrides and `sichuan rules` (RULES.md: Options and presets).
 
 The expected tables below are copied from RULES.md, not from simcore/rules.py.
 """
@@ -14,7 +14,7 @@ from simcore import rules as R
 from simcore.cli import main
 from simcore.rules import RuleError, RuleSet
 
-# RULES.md "Options and presets", in the document's order: option -> (battle, flow, chengdu, kawu)
+# RULES.md: Options and presets, in the document's order: option -> (battle, flow, chengdu, kawu)
 RULES_MD_TABLE = {
     "variant": ("battle", "flow", "battle", "battle"),
     "exchange": (True, True, True, False),
@@ -386,13 +386,13 @@ def test_cli_version(runner):
 def test_cli_version_fallback(monkeypatch):
     from importlib import metadata
 
-    from simcore import cli
+    from simcore import version
 
     def missing(name):
         raise metadata.PackageNotFoundError(name)
 
-    monkeypatch.setattr(cli.metadata, "version", missing)
-    assert cli.package_version() == "0.0.0+unknown"
+    monkeypatch.setattr(version.metadata, "version", missing)
+    assert version.installed_version() == "0.0.0+unknown"
 
 
 def test_cli_help_mentions_presets_and_toml(runner):

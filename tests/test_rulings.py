@@ -12,6 +12,7 @@ import numba as nb
 import pytest
 
 import simcore.engine as E
+import simcore.records as rec
 from simcore.scenario import Scenario, passive
 from simcore.tiles import parse_tiles, suit_index, tile_text
 from simcore.view import A_KONG, M_PUNG, Q_TURN, STRATEGY_SIG, V_KONG_MASK
@@ -59,7 +60,7 @@ def wins(hand):
 
 
 def assert_zero_sum(hand):
-    """RULES.md: "Every hand sums to zero"; payments add up to each seat's net."""
+    """RULES.md: Settlement, "Every hand sums to zero"; payments add up to each seat's net."""
     end = end_of(hand)
     assert sum(end["net"]) == 0
     per = [0, 0, 0, 0]
@@ -137,7 +138,7 @@ ONE_DISCARD_TWO = {0: "5m13579p2468s1357s", 1: "46m123p456p789p99p", 2: "2358m22
 
 
 def test_several_winners_two_on_one_discard():
-    """RULES.md Settlement: "Several winners on one discard: the discarder pays each"; rulings: win lines from discarder+1, play continues after the furthest winner."""
+    """RULES.md: Settlement, "Several winners on one discard: the discarder pays each"; rulings: win lines from discarder+1, play continues after the furthest winner."""
     hand = play("battle", ONE_DISCARD_TWO, voids="mssp",
                 scripts={0: ["discard 5m"], 1: ["ron 5m"], 3: ["ron 5m"]})
     w = wins(hand)
@@ -151,7 +152,7 @@ def test_several_winners_two_on_one_discard():
 
 
 def test_several_winners_three_on_one_discard():
-    """RULES.md Settlement: three winners on one discard are each paid by the discarder, in turn order from it; the third win ends the battle hand."""
+    """RULES.md: Settlement, three winners on one discard are each paid by the discarder, in turn order from it; the third win ends the battle hand."""
     hands = {2: "5m13579p2468s1357s", 3: "46m123p456p789p99p", 0: "123m46m789m111m99m",
              1: "46m222s345s678s88s"}
     hand = play("battle", hands, dealer=2, voids="ppms",
@@ -180,14 +181,14 @@ def rob_scenario(scripts, variant="battle", seat2="46m111s234s567s9s1p", draws="
 def assert_kong_cancelled(hand, kong_seat):
     """No kong payment, the pung stays a pung, no replacement draw for the kong seat."""
     assert not pays(hand, "kong")
-    assert hand.seat[0, kong_seat, E.S_KONGS] == 0
+    assert hand.seat[0, kong_seat, rec.S_KONGS] == 0
     assert hand.state[E.O_MELD_KIND + kong_seat * 4] == M_PUNG
     assert hand.state[E.O_MELD_CNT + kong_seat * 27 + parse_tiles("5m")[0]] == 3
     assert not evs(hand, "draw", seat=kong_seat, replacement=True)
 
 
 def test_robbing_kong_by_one_seat():
-    """RULES.md rulings, added kong: the kong seat "pays each robber base; the pung stays a pung; play continues after the robber furthest ...; no replacement"."""
+    """RULES.md: Rulings where the documents are silent, added kong: the kong seat "pays each robber base; the pung stays a pung; play continues after the robber furthest ...; no replacement"."""
     hand = rob_scenario({2: ["no-rob 5m"], 3: ["rob 5m"]})
     kong = evs(hand, "kong")
     assert [(k["seat"], k["tile"], k["kind"]) for k in kong] == [(1, "5m", "added")]
@@ -204,7 +205,7 @@ def test_robbing_kong_by_one_seat():
 
 
 def test_robbing_kong_by_two_seats():
-    """RULES.md rulings, added kong: "any number of seats may rob"; each robber paid base; play continues after the robber furthest from the kong seat."""
+    """RULES.md: Rulings where the documents are silent, added kong: "any number of seats may rob"; each robber paid base; play continues after the robber furthest from the kong seat."""
     hand = rob_scenario({2: ["rob 5m"], 3: ["no-rob 5m"], 0: ["rob 5m"]})
     kong = evs(hand, "kong")[0]
     nxt = after(hand, kong)
@@ -218,7 +219,7 @@ def test_robbing_kong_by_two_seats():
 
 
 def test_flow_play_continues_after_single_winner_after_double_rob():
-    """RULES.md rulings: "After a win on a discard, play continues with the first seat still playing after the winner" (flow, after a kong robbed by two)."""
+    """RULES.md: Rulings where the documents are silent, "After a win on a discard, play continues with the first seat still playing after the winner" (flow, after a kong robbed by two)."""
     hand = rob_scenario({2: ["rob 5m", "ron 8m"], 3: ["no-rob 5m"], 0: ["rob 5m"]}, variant="flow",
                         seat2="67m111s234s567s9s1p", draws="9s 8s 3s 7m 8m")
     w = wins(hand)
@@ -235,7 +236,7 @@ NOBODY_READY = {0: "123456789m13578p", 1: "9999p2468p1357s9s", 2: "123456789m246
 
 @pytest.mark.parametrize("rules,refund", [("battle", True), ("flow", True), ("chengdu", False), ("kawu", False)])
 def test_kong_refund_by_not_ready_seat(rules, refund):
-    """RULES.md Settlement 3: "Kong refunds (if kong_refund): each seat that is not ready ... returns every kong payment it received"."""
+    """RULES.md: Settlement, wall exhausted, step 3: "Kong refunds (if kong_refund): each seat that is not ready ... returns every kong payment it received"."""
     hand = play(rules, NOBODY_READY, voids="smpm", draws="2s", replacements="1m", scripts={1: ["kong 9p"]})
     assert [(k["seat"], k["kind"]) for k in evs(hand, "kong")] == [(1, "concealed")]
     assert pays(hand, "kong") == [(0, 1, 2, "kong"), (2, 1, 2, "kong"), (3, 1, 2, "kong")]
@@ -273,7 +274,7 @@ def pig_hand(rules, hands, voids, pigs, sets=None):
     ("chengdu", {}, [1, 3], 64),
 ])
 def test_flower_pig_pays_by_pig_pays(rules, sets, payees, penalty):
-    """RULES.md Settlement 1: a flower pig "Pays pig_penalty to each seat that pig_pays names"; chengdu pig_penalty "cap" = 2^fan_cap."""
+    """RULES.md: Settlement, wall exhausted, step 1: a flower pig "Pays pig_penalty to each seat that pig_pays names"; chengdu pig_penalty "cap" = 2^fan_cap."""
     hand = pig_hand(rules, ONE_PIG, "sssm", {2: "s"}, sets)
     assert [(x["seat"], x["from"]) for x in wins(hand)] == [(1, 0)]
     checks = {e["seat"]: e for e in evs(hand, "check")}
@@ -285,7 +286,7 @@ def test_flower_pig_pays_by_pig_pays(rules, sets, payees, penalty):
 
 
 def test_flower_pigs_do_not_pay_each_other():
-    """RULES.md rulings: "A pig pays the penalty once to each non-pig; pigs do not pay each other"."""
+    """RULES.md: Rulings where the documents are silent, "A pig pays the penalty once to each non-pig; pigs do not pay each other"."""
     hand = pig_hand("battle", TWO_PIGS, "mssm", {0: "m", 2: "s"})
     checks = {e["seat"]: e for e in evs(hand, "check")}
     assert checks[0]["pig"] and checks[2]["pig"] and checks[3]["ready"]
@@ -315,7 +316,7 @@ def assert_flow_lock(hand, seat):
 
 
 def test_flow_lock_and_winning_again():
-    """RULES.md rulings, flow lock: "On its draw it wins or discards the drawn tile ... It may win again on a discard, a self-draw"; flow liable = all three others."""
+    """RULES.md: Rulings where the documents are silent, flow lock: "On its draw it wins or discards the drawn tile ... It may win again on a discard, a self-draw"; flow liable = all three others."""
     hand = play("flow", FLOW_AGAIN, voids="sspp", draws="9m 2s 7m 8s 6s 7s 4m",
                 scripts={0: ["discard 4m"], 1: ["ron 4m", "ron 7m", "win"], 3: ["ron 4m"]})
     w = wins(hand)
@@ -326,7 +327,7 @@ def test_flow_lock_and_winning_again():
     # the first discard win: play continues after seat 3 (the furthest winner)
     nxt = [e for e in after(hand, w[1]) if e["event"] != "payment"][0]
     assert (nxt["event"], nxt["seat"]) == ("draw", 0)
-    assert hand.seat[0, 1, E.S_WINS] >= 3
+    assert hand.seat[0, 1, rec.S_WINS] >= 3
     assert_flow_lock(hand, 1)
     assert_flow_lock(hand, 3)
     assert end_of(hand)["reason"] == "wall_exhausted"
@@ -336,7 +337,7 @@ FLOW_ROB = {0: "4m168m1147p258p369p", 1: "56m123p456p789p99p", 2: "77m1m123s456s
 
 
 def test_flow_robbing_while_locked():
-    """RULES.md rulings, flow lock: a locked seat "may win again ... by robbing a kong"."""
+    """RULES.md: Rulings where the documents are silent, flow lock: a locked seat "may win again ... by robbing a kong"."""
     hand = play("flow", FLOW_ROB, voids="sspm", draws="3p 7m 2m 3s 9m 7m",
                 scripts={0: ["discard 4m"], 1: ["ron 4m", "pass 7m", "rob 7m"],
                          2: ["pung 7m", "discard 1m", "kong 7m"]})
@@ -360,7 +361,7 @@ LOCK_PASS = {0: "5m13789m1135579p9p", 1: "2468p2468s13579s", 2: "46m111s234s567s
 
 @pytest.mark.parametrize("rules,ron_from", [("kawu", 3), ("battle", 1)])
 def test_passed_win_lock_blocks_next_discard(rules, ron_from):
-    """RULES.md rulings, passed-win lock: a seat that passes a win "may not win on a discard or by robbing until its next draw" (kawu only)."""
+    """RULES.md: Rulings where the documents are silent, passed-win lock: a seat that passes a win "may not win on a discard or by robbing until its next draw" (kawu only)."""
     hand = play(rules, LOCK_PASS, voids="smpm", draws="5m 9m 5m",
                 scripts={0: ["discard 5m"], 2: ["pass 5m", "ron 5m"]})
     assert [(e["from"], e["chose"]) for e in evs(hand, "pass_win", seat=2)] == [(0, "pass")]
@@ -376,7 +377,7 @@ LOCK_PUNG = {0: "5m13789m1135579p9p", 1: "2468p2468s13579s", 2: "55m66m123p456p7
 
 @pytest.mark.parametrize("rules,ron", [("kawu", "ron 1p"), ("battle", "ron 4p")])
 def test_passed_win_lock_after_choosing_pung(rules, ron):
-    """RULES.md rulings, passed-win lock: "(passing, or choosing pung/kong instead)" also locks; pass_win chose "pung"."""
+    """RULES.md: Rulings where the documents are silent, passed-win lock: "(passing, or choosing pung/kong instead)" also locks; pass_win chose "pung"."""
     hand = play(rules, LOCK_PUNG, voids="smsm", draws="4p 9m 8m 9s 1p",
                 scripts={0: ["discard 5m"], 2: ["pung 5m", "discard 1p", ron]})
     assert [(e["seat"], e["from"], e["chose"]) for e in evs(hand, "pass_win")][:1] == [(2, 0, "pung")]
@@ -389,7 +390,7 @@ LOCK_KONG = {0: "1m2389m11355799p6p", 1: "2468m3579m2468p8m", 2: "1m456m789m123s
 
 
 def test_passed_win_lock_lifted_by_kong_replacement():
-    """RULES.md rulings, passed-win lock: "any draw, a kong replacement included, lifts the lock"."""
+    """RULES.md: Rulings where the documents are silent, passed-win lock: "any draw, a kong replacement included, lifts the lock"."""
     hand = play("kawu", LOCK_KONG, voids="sspm", draws="5s 1m", replacements="9p",
                 scripts={0: ["discard 1m"], 2: ["pass 1m", "claim-kong 5s", "ron 1m"]})
     assert [(e["seat"], e["from"], e["chose"]) for e in evs(hand, "pass_win")][:1] == [(2, 0, "pass")]
@@ -401,7 +402,7 @@ def test_passed_win_lock_lifted_by_kong_replacement():
 
 
 def test_passed_win_lock_allows_self_draw():
-    """RULES.md rulings, passed-win lock: "Self-draw stays allowed"."""
+    """RULES.md: Rulings where the documents are silent, passed-win lock: "Self-draw stays allowed"."""
     hand = play("kawu", LOCK_KONG, voids="sspm", draws="3s 1m",
                 scripts={0: ["discard 1m"], 2: ["pass 1m", "win"]})
     w = wins(hand)
@@ -417,7 +418,7 @@ LAST_KONG = {0: "123456789m13578p", 1: "123456789m2457s", 2: "999p123s456s789s5s
 
 @pytest.mark.parametrize("rules,pats,base", [("battle", {"last_tile": 1}, 2), ("chengdu", {}, 1)])
 def test_last_tile_self_draw(rules, pats, base):
-    """RULES.md fan table: last_tile, "any win after the final wall tile was drawn" (battle 1, chengdu 0), on a self-draw of the last tile."""
+    """RULES.md: Fan patterns, last_tile, "any win after the final wall tile was drawn" (battle 1, chengdu 0), on a self-draw of the last tile."""
     draws = rest_of_wall(LAST_SELF, tail="9s")
     mine = drawn_by(draws, 3)
     assert len(mine) == 14 and mine[-1] == "9s"
@@ -432,7 +433,7 @@ def test_last_tile_self_draw(rules, pats, base):
 
 @pytest.mark.parametrize("rules,pats,base", [("battle", {"last_tile": 1}, 2), ("chengdu", {}, 1)])
 def test_last_tile_win_on_final_discard(rules, pats, base):
-    """RULES.md fan table: last_tile on a win on the discard after the final wall tile (battle 1, chengdu 0)."""
+    """RULES.md: Fan patterns, last_tile on a win on the discard after the final wall tile (battle 1, chengdu 0)."""
     draws = rest_of_wall(LAST_RON, tail="9s")
     hand = play(rules, LAST_RON, voids="spmm", draws=draws, scripts={1: ["ron 9s"]})
     w = wins(hand)
@@ -443,7 +444,7 @@ def test_last_tile_win_on_final_discard(rules, pats, base):
 
 
 def test_kong_with_one_tile_left_replacement_is_last_tile():
-    """RULES.md rulings: a kong "with one tile left ... is allowed (the replacement is the last tile: kong_replacement and last_tile stack)"."""
+    """RULES.md: Rulings where the documents are silent, a kong "with one tile left ... is allowed (the replacement is the last tile: kong_replacement and last_tile stack)"."""
     draws = rest_of_wall(LAST_KONG, tail="9p", replacements="5s")
     mine = drawn_by(draws, 2)
     assert len(mine) == 14 and mine[-1] == "9p"
@@ -464,7 +465,7 @@ LAST_CLAIM = {0: "123456789m13578p", 1: "999p123456789m1p", 2: "12345678p24568s"
 @pytest.mark.parametrize("entry", ["pung 9p", "claim-kong 9p"])
 @pytest.mark.parametrize("last", [True, False])
 def test_no_pung_or_kong_claim_after_last_tile(entry, last):
-    """RULES.md rulings: "After the last tile is drawn, the only claim on a discard is a win" (control: earlier it is offered)."""
+    """RULES.md: Rulings where the documents are silent, "After the last tile is drawn, the only claim on a discard is a win" (control: earlier it is offered)."""
     draws = rest_of_wall(LAST_CLAIM, tail="9p") if last else rest_of_wall(LAST_CLAIM, head="1s 9p")
     hand = play("battle", LAST_CLAIM, voids="ssmm", draws=draws, scripts={1: [entry]}, strict=False)
     disc = evs(hand, "discard", tile="9p")
@@ -485,7 +486,7 @@ THREE_WON = {0: "9999p5m123m678m234p", 1: "46m111s234s567s99s", 2: "46m222s345s6
 
 
 def test_third_win_ends_battle_hand_at_once():
-    """RULES.md Settlement: "Blood battle: when the third seat wins, the hand ends at once: no checks, no refunds"."""
+    """RULES.md: Settlement, "Blood battle: when the third seat wins, the hand ends at once: no checks, no refunds"."""
     hand = play("battle", THREE_WON, voids="spps", draws="5p", replacements="7p",
                 scripts={0: ["kong 9p", "discard 5m"], 1: ["ron 5m"], 2: ["ron 5m"], 3: ["win"]})
     assert [(x["seat"], x["kind"]) for x in wins(hand)] == [(1, "discard"), (2, "discard"), (3, "self_draw")]
@@ -505,7 +506,7 @@ NO_KONG = {0: "123456789m13578p", 1: "123456789m2457s", 2: "12345678p24568s", 3:
 
 @pytest.mark.parametrize("last", [True, False])
 def test_no_kong_without_a_wall_tile(last):
-    """RULES.md rulings: "A kong needs a tile left in the wall for its replacement" (control: the same kong earlier is offered)."""
+    """RULES.md: Rulings where the documents are silent, "A kong needs a tile left in the wall for its replacement" (control: the same kong earlier is offered)."""
     draws = rest_of_wall(NO_KONG, tail="9p") if last else rest_of_wall(NO_KONG, head="1s 2s 9p")
     hand = play("battle", NO_KONG, voids="spmm", draws=draws, fns=konger_at(3))
     got = evs(hand, "draw", seat=3, tile="9p")
@@ -528,7 +529,7 @@ LIABLE = {0: "9999p5m123m678m234p", 1: "46m999m111m234m55m", 2: "46m111s234s567s
                                               ("battle", {"kong_discard_liability": "pays_for_all"}, 4, 1)])
 @pytest.mark.parametrize("two", [False, True])
 def test_kong_discard_liability_pays_for_all(rules, sets, b1, b2, two):
-    """RULES.md Settlement + rulings: pays_for_all: per winner, base x (seats in the hand before the discard - 1), reason kong_discard_liability; kong income kept."""
+    """RULES.md: Settlement, and its Rulings: pays_for_all: per winner, base x (seats in the hand before the discard - 1), reason kong_discard_liability; kong income kept."""
     hand = play(rules, LIABLE, voids="sppm", replacements="7p", sets=sets,
                 scripts={0: ["kong 9p", "discard 5m"], 1: ["ron 5m"], 2: ["ron 5m" if two else "pass 5m"]})
     w = wins(hand)
@@ -539,7 +540,7 @@ def test_kong_discard_liability_pays_for_all(rules, sets, b1, b2, two):
     assert not [p for p in pays(hand, "win") if p[0] == 0 and p[1] in (1, 2)]  # no second, ordinary payment
     if rules == "chengdu":
         assert not pays(hand, "kong_refund")
-        assert hand.seat[0, 0, E.S_NET_KONG] == 6
+        assert hand.seat[0, 0, rec.S_NET_KONG] == 6
 
 
 LIABLE_AFTER_WIN = {0: "9999p5m123m678m23p1s", 1: "46m999m111m234m55m", 2: "1347p13p5688s9s2s6s",
@@ -547,7 +548,7 @@ LIABLE_AFTER_WIN = {0: "9999p5m123m678m23p1s", 1: "46m999m111m234m55m", 2: "1347
 
 
 def test_kong_discard_liability_counts_seats_still_in_hand():
-    """RULES.md Settlement: pays_for_all pays base "once for every seat that would be liable on a self-draw" (one seat already out: base x 2)."""
+    """RULES.md: Settlement, pays_for_all pays base "once for every seat that would be liable on a self-draw" (one seat already out: base x 2)."""
     hand = play("chengdu", LIABLE_AFTER_WIN, voids="spmm", draws="4p", replacements="7p",
                 scripts={0: ["discard 1s", "kong 9p", "discard 5m"], 3: ["ron 1s"], 1: ["ron 5m"]})
     w = wins(hand)
@@ -564,7 +565,7 @@ HEAVENLY = {0: "123m456m789m111m99m", 1: "2468p2468s13579s", 2: "13579p2468p1357
 @pytest.mark.parametrize("rules,pats,fan,base", [("chengdu", {"heavenly": 6}, 6, 64),
                                                  ("battle", {"full_flush": 2, "root": 1}, 3, 8)])
 def test_heavenly_hand(rules, pats, fan, base):
-    """RULES.md fan table: heavenly (dealer wins on its initial 14 tiles) is a chengdu limit hand: "fan = fan_cap and only its limit pattern"; none in battle."""
+    """RULES.md: Fan patterns, heavenly (dealer wins on its initial 14 tiles) is a chengdu limit hand: "fan = fan_cap and only its limit pattern"; none in battle."""
     hand = play(rules, HEAVENLY, voids="smmm", scripts={0: ["win"]})
     w = wins(hand)
     assert [(x["seat"], x["kind"], x["tiles_left"]) for x in w] == [(0, "self_draw", 55)]
@@ -577,7 +578,7 @@ EARTHLY = {0: "1s2468p2468s13579s", 1: "23m456m789m111p99p", 2: "3579p357s99s88s
 
 @pytest.mark.parametrize("rules,pats,fan,base", [("chengdu", {"earthly": 6}, 6, 64), ("battle", {}, 0, 1)])
 def test_earthly_hand(rules, pats, fan, base):
-    """RULES.md rulings: earthly is "a non-dealer's self-draw on its first normal draw, in the first go-around" (chengdu limit; none in battle)."""
+    """RULES.md: Rulings where the documents are silent, earthly is "a non-dealer's self-draw on its first normal draw, in the first go-around" (chengdu limit; none in battle)."""
     hand = play(rules, EARTHLY, voids="msmm", draws="1m", scripts={1: ["win"]})
     w = wins(hand)
     assert [(x["seat"], x["kind"], x["tile"]) for x in w] == [(1, "self_draw", "1m")]
@@ -586,7 +587,7 @@ def test_earthly_hand(rules, pats, fan, base):
 
 
 def test_no_earthly_hand_after_a_pung():
-    """RULES.md rulings: earthly needs "no pung, kong or win by anyone before it"."""
+    """RULES.md: Rulings where the documents are silent, earthly needs "no pung, kong or win by anyone before it"."""
     hands = {0: "1s2468p2468s13579s", 1: "123456789p2368s", 2: "22p357p357s99s88s6s", 3: "23m456m789m111p99p"}
     hand = play("chengdu", hands, voids="mmms", draws="1m", scripts={2: ["pung 2p", "discard 6s"], 3: ["win"]})
     assert [(p["seat"], p["tile"], p["from"]) for p in evs(hand, "pung")] == [(2, "2p", 0)]
@@ -602,7 +603,7 @@ ARHATS = {0: "2468p2468s13579s1s", 1: "1111m2222m3333m7p", 2: "1359p1357s99s24s6
     ("chengdu", {"eighteen_arhats": 6}, 6, 64),
     ("battle", {"all_triplets": 1, "four_declared": 1, "root": 4, "kong_replacement": 1}, 7, 16)])
 def test_eighteen_arhats(rules, pats, fan, base):
-    """RULES.md fan table: eighteen_arhats (four kongs) is a chengdu limit hand (fan = fan_cap, only that pattern); battle values its patterns."""
+    """RULES.md: Fan patterns, eighteen_arhats (four kongs) is a chengdu limit hand (fan = fan_cap, only that pattern); battle values its patterns."""
     hand = play(rules, ARHATS, voids="msmm", draws="7p", replacements="7p 7p 5p 5p",
                 scripts={1: ["kong 1m", "kong 2m", "kong 3m", "kong 7p", "win"]})
     assert [k["tile"] for k in evs(hand, "kong", seat=1)] == ["1m", "2m", "3m", "7p"]
@@ -622,7 +623,7 @@ DEALER_KONG = {0: "1111m234m567m789m9m", 1: "2468p2468s13579s", 2: "13579p2468p1
     ("chengdu", {"full_flush": 1, "root": 1, "kong_replacement": 1}, 3),
     ("battle", {"full_flush": 2, "root": 1, "kong_replacement": 1}, 4)])
 def test_dealer_kong_before_first_discard_is_not_heavenly(rules, pats, fan):
-    """RULES.md rulings: "The dealer may declare a concealed kong before its first discard; a win on that replacement is kong_replacement, not heavenly"."""
+    """RULES.md: Rulings where the documents are silent, "The dealer may declare a concealed kong before its first discard; a win on that replacement is kong_replacement, not heavenly"."""
     hand = play(rules, DEALER_KONG, voids="smmm", replacements="9m", scripts={0: ["kong 1m", "win"]})
     assert [(k["seat"], k["tile"], k["kind"]) for k in evs(hand, "kong")] == [(0, "1m", "concealed")]
     d = evs(hand, "draw")[0]
@@ -637,14 +638,14 @@ def test_dealer_kong_before_first_discard_is_not_heavenly(rules, pats, fan):
 
 
 def test_next_dealer_single_first_win():
-    """RULES.md One hand step 8: "The first winner of a hand deals the next"."""
+    """RULES.md: One hand, step by step, step 8: "The first winner of a hand deals the next"."""
     hand = play("battle", ONE_DISCARD_TWO, voids="mssp", scripts={0: ["discard 5m"], 3: ["ron 5m"]})
     assert [x["seat"] for x in wins(hand)][:1] == [3]
     assert end_of(hand)["next_dealer"] == 3
 
 
 def test_next_dealer_multi_winner_first_win():
-    """RULES.md One hand step 8: "if the first win was several seats on one discard, the discarder deals"."""
+    """RULES.md: One hand, step by step, step 8: "if the first win was several seats on one discard, the discarder deals"."""
     hands = {3: "123m46m789m111m99m9s", 0: "5m13579p2468s135s", 1: "46m123p456p789p99p", 2: "2358m22446688p6p"}
     hand = play("battle", hands, dealer=3, voids="msss", draws="7s",
                 scripts={0: ["discard 5m"], 1: ["ron 5m"], 3: ["ron 5m"]})
@@ -653,14 +654,14 @@ def test_next_dealer_multi_winner_first_win():
 
 
 def test_next_dealer_multi_robber_first_win():
-    """RULES.md rulings: a robbed kong "is settled as a discard by the kong seat": several robbers first, the kong seat deals next."""
+    """RULES.md: Rulings where the documents are silent, a robbed kong "is settled as a discard by the kong seat": several robbers first, the kong seat deals next."""
     hand = rob_scenario({2: ["rob 5m"], 3: ["no-rob 5m"], 0: ["rob 5m"]})
     assert [x["from"] for x in wins(hand)][:2] == [1, 1]
     assert end_of(hand)["next_dealer"] == 1
 
 
 def test_next_dealer_no_win_dealer_stays():
-    """RULES.md One hand step 8: "if nobody won, the dealer stays"."""
+    """RULES.md: One hand, step by step, step 8: "if nobody won, the dealer stays"."""
     hands = {2: "123456789m13578p", 3: "9999p2468p1357s9s", 0: "123456789m2468s", 1: "12345678p24568s"}
     hand = play("battle", hands, dealer=2, voids="pmsm")
     assert not wins(hand)
@@ -671,7 +672,7 @@ def test_next_dealer_no_win_dealer_stays():
 
 
 def test_exposed_kong_discarder_pays_and_claimant_draws_replacement():
-    """RULES.md rulings: "Exposed kong on a discard: the discarder pays 2"; step 4: "after a kong it draws a replacement"."""
+    """RULES.md: Rulings where the documents are silent, "Exposed kong on a discard: the discarder pays 2"; step 4: "after a kong it draws a replacement"."""
     hands = {0: "7p13579m2468s1357s", 1: "2468m2468s13579s", 2: "777p2468m123p456p", 3: "12345689p123s99s"}
     hand = play("battle", hands, voids="pssm", replacements="9p", scripts={0: ["discard 7p"], 2: ["claim-kong 7p"]})
     kong = evs(hand, "kong")
@@ -689,7 +690,7 @@ VOID_HANDS = {0: "5m1357p8p2468s1357s", 1: "1s9999p2468p234m6m", 2: "555m1s1357p
 
 
 def test_void_discipline_non_void_discard_is_illegal():
-    """RULES.md step 4: "While a seat holds any tile of its void suit it must discard a void tile"."""
+    """RULES.md: One hand, step by step, step 4: "While a seat holds any tile of its void suit it must discard a void tile"."""
     with pytest.raises(AssertionError, match=r"seat 1 .*illegal"):
         play("battle", VOID_HANDS, voids="mssp", draws="2m", scripts={1: ["discard 2m"]})
 
@@ -697,7 +698,7 @@ def test_void_discipline_non_void_discard_is_illegal():
 @pytest.mark.parametrize("entry,kind", [("pung 5m", "pung"), ("claim-kong 5m", "kong")])
 @pytest.mark.parametrize("rules,offered", [("battle", False), ("kawu", True)])
 def test_claim_while_void(entry, kind, rules, offered):
-    """RULES.md options: claim_while_void "may pung/kong a discard while holding void tiles" (battle false: not offered; kawu: offered)."""
+    """RULES.md: Options and presets, claim_while_void "may pung/kong a discard while holding void tiles" (battle false: not offered; kawu: offered)."""
     hand = play(rules, VOID_HANDS, voids="mssp", scripts={0: ["discard 5m"], 2: [entry]}, strict=False)
     claims = [e for e in evs(hand, kind) if e["seat"] == 2]
     if offered:
@@ -710,7 +711,7 @@ def test_claim_while_void(entry, kind, rules, offered):
 
 @pytest.mark.parametrize("rules,offered", [("battle", False), ("kawu", True)])
 def test_kong_while_void(rules, offered):
-    """RULES.md options: kong_while_void "may declare concealed/added kongs while holding void tiles" (battle false; kawu true)."""
+    """RULES.md: Options and presets, kong_while_void "may declare concealed/added kongs while holding void tiles" (battle false; kawu true)."""
     hand = play(rules, VOID_HANDS, voids="mssp", draws="2m", replacements="3p", fns=konger_at(1))
     first = evs(hand, "draw", seat=1)[0]
     nxt = after(hand, first)[0]
@@ -742,7 +743,7 @@ def exchange_hands():
 
 @pytest.mark.parametrize("direction", [1, -1, 2])
 def test_exchange_passes_to_seat_plus_direction(direction):
-    """RULES.md step 2: three tiles of one suit, "All pass at once"; TRACE.md exchange: "receiver = seat + direction mod 4"."""
+    """RULES.md: One hand, step by step, step 2: three tiles of one suit, "All pass at once"; TRACE.md exchange: "receiver = seat + direction mod 4"."""
     hands, draws = exchange_hands()
     scripts = {}
     for seat in range(4):
@@ -768,7 +769,7 @@ READY = {0: "1s11p33p55p77p1379p2p", 1: "22446688p3456m1m", 2: "1s222m44m55m66m9
 
 @pytest.mark.parametrize("rules,penalty,pig_pays_ready", [("battle", 16, False), ("kawu", 32, True)])
 def test_ready_check(rules, penalty, pig_pays_ready):
-    """RULES.md Settlement 2: not-ready non-pigs pay each ready seat its best "discard win" base; pigs too only with pig_pays_ready_check (kawu)."""
+    """RULES.md: Settlement, wall exhausted, step 2: not-ready non-pigs pay each ready seat its best "discard win" base; pigs too only with pig_pays_ready_check (kawu)."""
     draws = rest_of_wall(READY, pigs={2: "s"})
     hand = play(rules, READY, voids="sssp", draws=draws)
     assert not wins(hand)

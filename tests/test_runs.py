@@ -302,7 +302,7 @@ def test_flow_wins_table_agrees_with_seats_and_traces(tmp_path):
 @pytest.mark.parametrize("rules", ["chengdu", "flow"])
 def test_win_patterns_equal_hand_score_on_the_traced_winning_hand(tmp_path, rules):
     """Each wins-table row's pattern columns equal simcore.hand.score of the traced winning
-    hand with the win's context (RULES.md: fan patterns)."""
+    hand with the win's context (RULES.md: Fan patterns)."""
     out = tmp_path / "pat"
     simulate("--rules", rules, "--hands", 300, "--seats", "flush", "--out", out, "--workers", 1)
     run = analysis.load(out)

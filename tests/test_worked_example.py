@@ -1,4 +1,4 @@
-"""RULES.md's worked example (seed 000), replayed exactly through the engine by a scenario."""
+"""The worked example of RULES.md: Worked example (seed 000), replayed exactly through the engine by a scenario."""
 
 from collections import Counter
 
@@ -25,7 +25,7 @@ def worked_example() -> Scenario:
 
 
 def test_worked_example_nets():
-    """A -53, B +7, C +31, D +15, summing to zero (RULES.md: worked example)."""
+    """A -53, B +7, C +31, D +15, summing to zero (RULES.md: Worked example)."""
     hand = worked_example().run()
     end = hand.events[-1]
     assert end["net"] == [-53, 7, 31, 15]

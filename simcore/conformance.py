@@ -18,15 +18,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from simcore import engine as E
-from simcore.batch import InvariantError, StrategyAnswerError, run_batch
-from simcore.rules import preset
-from simcore.tables import load_tables
-from simcore.view import QUESTION_NAMES
+from strategies.registry import StrategyError, parse_seat, parse_seats, seat_functions
 
-from .registry import StrategyError, parse_seat, parse_seats, seat_functions
+from . import records as rec
+from .batch import InvariantError, StrategyAnswerError, run_batch
+from .rules import PRESETS, preset
+from .tables import load_tables
+from .view import QUESTION_NAMES
 
-PRESETS = ("battle", "flow", "chengdu", "kawu")
 FIELD = (
     "random+exchange=random+void=random",
     "greedy+exchange=keep-pairs+void=weakest",
@@ -121,7 +120,7 @@ def _play_cell(report: Report, rules, name: str, seats: str, seat: int, seed: in
     except (StrategyAnswerError, InvariantError) as exc:
         report.failures.append(str(exc))
         return
-    asked = res.seat[:, seat, E.S_ASKED:E.S_ASKED + len(QUESTION_NAMES)].sum(axis=0)
+    asked = res.seat[:, seat, rec.S_ASKED:rec.S_ASKED + len(QUESTION_NAMES)].sum(axis=0)
     for q, qname in enumerate(QUESTION_NAMES):
         report.by_question[qname] += int(asked[q])
     report.situations += int(asked.sum())
