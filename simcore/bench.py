@@ -10,7 +10,9 @@ Sections print their figures as they go (progress on stderr) and return a dict o
 - ``engine``: engine-only hands/s (``run_batch``) on one core and on all cores;
 - ``strength``: the strategy ladder in duplicate against a field of greedy seats;
 - ``runs``: ``sichuan simulate`` end to end: throughput, peak memory, cold and warm start;
-- ``dask``: the local executor against Dask, and what one more chunk costs.
+- ``dask``: the local executor against Dask, and what one more chunk costs;
+- ``versus`` (only when named): this tree's engine speed against another commit's
+  (``--base REV``), measured alternately in one session.
 
 Every run appends an entry to ``benchmarks/history.json`` (next to the output file), and the
 markdown file is regenerated from that history, newest entry first.
@@ -104,6 +106,7 @@ class Context:
     quick: bool
     results: dict = field(default_factory=dict)
     history: list = field(default_factory=list)
+    base: str = "HEAD~1"    # the commit the ``versus`` section compares this tree with
 
     def latest(self, section: str, key: str):
         """This run's figure if measured, else the most recent recorded one (or None)."""
@@ -544,8 +547,87 @@ def bench_dask(ctx: Context) -> Figures:
     return figs
 
 
+# -- versus: this tree against another commit, in one session ------------------------------
+
+# Run in a subprocess with PYTHONPATH at one source tree: only APIs that every tree has since the
+# engine bench began (run_batch, preset, the registry), so an older commit measures the same way.
+_VERSUS_SCRIPT = """
+import json, sys, time
+import numba
+import simcore  # noqa: F401  (the tree's numba cache)
+from simcore.batch import run_batch
+from simcore.rules import preset
+from strategies.registry import parse_seats, seat_functions
+numba.set_num_threads(1)
+cases, batches, hands = json.loads(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
+out = {}
+for rules_name, play in cases:
+    fns, rules = seat_functions(parse_seats(play)), preset(rules_name)
+    run_batch(rules, fns, 1, 0, 2000)
+    best, first = 0.0, 0
+    for _ in range(batches):
+        t0 = time.perf_counter()
+        res = run_batch(rules, fns, 1, first, hands)
+        best = max(best, hands / (time.perf_counter() - t0))
+        del res
+        first += hands
+    out[rules_name + ":" + play] = best
+print(json.dumps(out))
+"""
+
+
+def _tree_of(rev: str, dest: Path) -> Path:
+    """The source tree of commit ``rev`` (git archive), for PYTHONPATH."""
+    archive = subprocess.run(["git", "archive", "--format=tar", rev, "simcore", "strategies"], cwd=ROOT,
+                             capture_output=True, check=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(dest)], input=archive, check=True)
+    return dest
+
+
+def _versus_rates(tree: Path, cases, batches: int, hands: int) -> dict:
+    env = {**os.environ, "PYTHONPATH": str(tree)}
+    out = subprocess.run([sys.executable, "-c", _VERSUS_SCRIPT, json.dumps(cases), str(batches), str(hands)],
+                         cwd=tempfile.gettempdir(), env=env, capture_output=True, text=True)
+    if out.returncode != 0:
+        raise RuntimeError(f"engine bench in {tree} failed: {out.stderr.strip().splitlines()[-1:]}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+VERSUS_TARGET = 0.97
+
+
+def bench_versus(ctx: Context) -> Figures:
+    """Engine-only hands/s on one core of this tree against commit ``ctx.base``, the two measured
+    alternately in one session (machines differ by a third from one session to the next, so only
+    ratios measured together compare), best of the rounds for each."""
+    commit = _sh("git", "rev-parse", "--short", ctx.base)
+    if not commit:
+        raise RuntimeError(f"--base {ctx.base}: not a commit of this repository")
+    cases = ENGINE_CASES
+    rounds, batches, hands = (1, 1, 50_000) if ctx.quick else (3, 2, BATCH_HANDS)
+    figs = Figures()
+    with tempfile.TemporaryDirectory(prefix="sichuan-versus-") as tmp:
+        base = _tree_of(ctx.base, Path(tmp))
+        log(f"versus: this tree against {commit} ({ctx.base}); compiling both")
+        _versus_rates(base, cases[:1], 1, 2000)
+        _versus_rates(ROOT, cases[:1], 1, 2000)
+        best_old, best_new = {}, {}
+        for r in range(rounds):
+            log(f"versus: round {r + 1} of {rounds}")
+            for tree, best in ((base, best_old), (ROOT, best_new)):
+                for k, v in _versus_rates(tree, cases, batches, hands).items():
+                    best[k] = max(best.get(k, 0.0), v)
+    for rules_name, play in cases:
+        k = f"{rules_name}:{play}"
+        figs.add(f"{rules_name}_{play}_ratio", f"{play}, {rules_name}, 1 core: new/old "
+                 f"({best_new[k]:,.0f} against {best_old[k]:,.0f} hands/s at {commit})", best_new[k] / best_old[k], "", 3,
+                 at_least(VERSUS_TARGET))
+    return figs
+
+
 SECTIONS = {"evaluator": bench_evaluator, "engine": bench_engine, "strength": bench_strength,
-            "runs": bench_runs, "dask": bench_dask}
+            "runs": bench_runs, "dask": bench_dask, "versus": bench_versus}
+DEFAULT_SECTIONS = ("evaluator", "engine", "strength", "runs", "dask")  # versus: on request
 
 
 # -- other processes ---------------------------------------------------------------------
@@ -637,7 +719,7 @@ INTRO = """# Benchmarks
 `make bench` (that is, `.venv/bin/python -m simcore.bench`) measures the simulator and records
 the figures here, newest run first, against the project's targets. One section alone:
 `.venv/bin/python -m simcore.bench --only engine` (sections: `evaluator`, `engine`, `strength`,
-`runs`, `dask`; `--quick` for smaller sizes; `--help`). Each run appends an entry to
+`runs`, `dask`, and on request `versus`; `--quick` for smaller sizes; `--help`). Each run appends an entry to
 `benchmarks/history.json`, from which this file is regenerated; "previous" is the most recent
 earlier entry of the same size (full or quick) that has the figure.
 
@@ -660,6 +742,11 @@ earlier entry of the same size (full or quick) that has the figure.
   process tree (main process and workers; shared pages count in each, so it errs high) and the
   largest single process. The cold run points `NUMBA_CACHE_DIR` and `SICHUAN_CACHE` at empty
   directories, so everything compiles and the tables are built.
+- **versus** (only with `--only versus --base REV`): engine-only hands/s on one core of this tree
+  against commit REV (its `simcore/` and `strategies/` from `git archive`), each play and preset
+  of **engine**, the two trees measured alternately in one session, three rounds of two
+  100,000-hand batches, best of each; the figure is new/old. A change not meant to change play
+  keeps it at 0.97 or more.
 - **dask**: the same greedy hands through the local executor and `--executor dask` (a LocalCluster
   of one single-threaded worker per core), best of two runs each; the wall time one more chunk
   adds, from 200 small chunks against the default 100,000-hand chunks (fixed costs cancel).
@@ -726,14 +813,17 @@ def parse_args(argv=None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="python -m simcore.bench", description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter,
                                 epilog="sections: " + ", ".join(SECTIONS))
-    p.add_argument("--only", metavar="SECTION[,SECTION...]", help="run only these sections")
+    p.add_argument("--only", metavar="SECTION[,SECTION...]",
+                   help="run only these sections (versus runs only when named here)")
+    p.add_argument("--base", default="HEAD~1", metavar="REV",
+                   help="versus: the commit to compare this tree with [HEAD~1]")
     p.add_argument("--quick", action="store_true", help="smaller sizes (4,000 walls, 1M-hand run, ...)")
     p.add_argument("--no-wait", action="store_true", help="do not wait for other processes to go quiet first")
     p.add_argument("--note", action="append", default=[], help="a remark to keep with the entry (repeatable)")
     p.add_argument("--render-only", action="store_true", help="only regenerate the markdown from the history")
     p.add_argument("--out", default=str(ROOT / "BENCHMARKS.md"), help="markdown file to update [BENCHMARKS.md]")
     args = p.parse_args(argv)
-    names = [s.strip() for s in args.only.split(",")] if args.only else list(SECTIONS)
+    names = [s.strip() for s in args.only.split(",")] if args.only else list(DEFAULT_SECTIONS)
     unknown = [s for s in names if s not in SECTIONS]
     if unknown:
         p.error(f"unknown section(s) {', '.join(unknown)}; choose from {', '.join(SECTIONS)}")
@@ -745,7 +835,7 @@ def main(argv=None) -> int:
     args = parse_args(argv)
     out = Path(args.out)
     hist_path = out.resolve().parent / "benchmarks" / "history.json"
-    ctx = Context(quick=args.quick, history=load_history(hist_path))
+    ctx = Context(quick=args.quick, history=load_history(hist_path), base=args.base)
     if args.render_only:
         out.write_text(render(ctx.history))
         return 0
