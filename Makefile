@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
-EXTRAS := dev,dask,notebooks
+EXTRAS := dev,dask,notebooks,sql
 
 .PHONY: setup test bench run notebooks findings clean
 

@@ -22,15 +22,18 @@ Sections (a spec's ``show`` picks which are computed and printed):
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
+
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from simcore import records
-from simcore.analysis import Z95, mean_ci, wilson
+from simcore.analysis import Z95, Moments, codes, wilson
 
-from .execute import ExperimentError, load_complete_run, read_manifest, run_dirs
+from .execute import ExperimentError, check_complete, read_manifest, run_dirs
 
 REASONS = records.REASONS
 QUANTILES = (0.01, 0.05, 0.25, 0.5, 0.75, 0.95, 0.99)
@@ -53,97 +56,231 @@ def _f(x) -> float | None:
     return None if math.isnan(x) or math.isinf(x) else x
 
 
-def _mean_ci(x: np.ndarray) -> tuple:
-    return tuple(_f(v) for v in mean_ci(x))
-
-
 def _wilson(k: float, n: float) -> tuple:
     return tuple(_f(v) for v in wilson(k, n))
 
 
+@dataclass
+class Clustered:
+    """A rate over units grouped in clusters (seats in a hand, seats in a match), as sums that
+    stream: units ``n``, hits ``k``, clusters ``g``, and over clusters the sums of hits squared,
+    of hits times size and of size squared (all integers, so exact)."""
+
+    n: int = 0
+    k: int = 0
+    g: int = 0
+    hh: int = 0
+    hs: int = 0
+    ss: int = 0
+
+    def add(self, hits: np.ndarray, sizes: np.ndarray) -> None:
+        """Clusters' hits and sizes (clusters of size 0 are not clusters)."""
+        keep = sizes > 0
+        h, z = hits[keep].astype(np.int64), sizes[keep].astype(np.int64)
+        self.n += int(z.sum())
+        self.k += int(h.sum())
+        self.g += int(len(z))
+        self.hh += int((h * h).sum())
+        self.hs += int((h * z).sum())
+        self.ss += int((z * z).sum())
+
+    def wilson(self) -> dict:
+        """The rate with a Wilson 95% interval over an effective sample size ``n / deff``, where
+        the design effect ``deff`` (at least 1) is the rate's variance clustered on the clusters
+        over its binomial variance. With independent units deff is about 1 and this is the plain
+        Wilson interval."""
+        n, k = self.n, self.k
+        deff = 1.0
+        if 0 < k < n:
+            p = k / n
+            resid2 = self.hh - 2 * p * self.hs + p * p * self.ss  # sum over clusters of (hits - p size)^2
+            var_cl = self.g / max(self.g - 1, 1) * resid2 / n ** 2
+            deff = max(1.0, var_cl / (p * (1 - p) / n))
+        rate, lo, hi = _wilson(k / deff, n / deff)
+        return {"k": k, "n": n, "rate": _f(k / n) if n else None, "low": lo, "high": hi, "deff": _f(deff)}
+
+
 def wilson_clustered(hit: np.ndarray, groups: np.ndarray) -> dict:
-    """A rate with a Wilson 95% interval over an effective sample size: ``n / deff``, where the
-    design effect ``deff`` (at least 1) is the variance of the rate clustered on ``groups``
-    (contiguous codes 0..G-1, e.g. the hand) over its binomial variance. With independent
-    units deff is about 1 and this is the plain Wilson interval."""
-    n = len(hit)
-    k = int(hit.sum())
-    deff = 1.0
-    if 0 < k < n:
-        p = k / n
-        sizes = np.bincount(groups)
-        resid = np.bincount(groups, weights=hit.astype(float)) - p * sizes
-        g = len(sizes)
-        var_cl = g / max(g - 1, 1) * float((resid ** 2).sum()) / n ** 2
-        deff = max(1.0, var_cl / (p * (1 - p) / n))
-    rate, lo, hi = _wilson(k / deff, n / deff)
-    return {"k": k, "n": n, "rate": _f(k / n) if n else None, "low": lo, "high": hi, "deff": _f(deff)}
+    """:meth:`Clustered.wilson` of units ``hit`` in clusters ``groups`` (codes 0..G-1)."""
+    c = Clustered()
+    c.add(np.bincount(groups, weights=hit.astype(np.int64)).astype(np.int64), np.bincount(groups))
+    return c.wilson()
 
 
-def _sd_clustered(values: np.ndarray, groups: np.ndarray) -> dict:
-    """SD of ``values`` with a 95% interval clustered on ``groups`` (contiguous codes 0..G-1)."""
-    n = len(values)
-    if n < 2:
-        return {"sd": None, "sd_low": None, "sd_high": None}
-    dev2 = (values - values.mean()) ** 2
-    g = np.bincount(groups, weights=dev2) / np.bincount(groups)
-    var = float(dev2.sum() / (n - 1))
-    _, lo, hi = _mean_ci(g)
-    scale = n / (n - 1)
-    return {"sd": _f(math.sqrt(var)),
-            "sd_low": _f(math.sqrt(max(0.0, lo * scale))) if lo is not None else None,
-            "sd_high": _f(math.sqrt(hi * scale)) if hi is not None else None}
+@dataclass
+class Values:
+    """Integer values that stream: their count, sum, sum of absolute values and histogram (for
+    exact quantiles), then in a second pass the moments of each cluster's mean squared deviation
+    from the overall mean (the SD's interval clustered on the cluster)."""
+
+    n: int = 0
+    total: int = 0
+    abs_total: int = 0
+    counts: dict = field(default_factory=dict)
+    dev2: float = 0.0
+    clusters: Moments = field(default_factory=Moments)
+
+    def add(self, x: np.ndarray) -> None:
+        x = x.astype(np.int64)
+        self.n += len(x)
+        self.total += int(x.sum())
+        self.abs_total += int(np.abs(x).sum())
+        for v, c in zip(*np.unique(x, return_counts=True)):
+            self.counts[int(v)] = self.counts.get(int(v), 0) + int(c)
+
+    @property
+    def mean(self) -> float:
+        return self.total / self.n if self.n else math.nan
+
+    def add_clusters(self, x: np.ndarray, groups: np.ndarray) -> None:
+        """Second pass: values ``x`` in clusters ``groups`` (codes 0..G-1 within this part)."""
+        d2 = (x.astype(np.float64) - self.mean) ** 2
+        self.dev2 += float(d2.sum())
+        self.clusters = self.clusters + Moments.of(np.bincount(groups, weights=d2) / np.bincount(groups))
+
+    def sd(self) -> dict:
+        """The SD with a 95% interval clustered on the clusters of :meth:`add_clusters`."""
+        n = self.n
+        if n < 2:
+            return {"sd": None, "sd_low": None, "sd_high": None}
+        _, lo, hi = (_f(v) for v in self.clusters.ci())
+        scale = n / (n - 1)
+        return {"sd": _f(math.sqrt(self.dev2 / (n - 1))),
+                "sd_low": _f(math.sqrt(max(0.0, lo * scale))) if lo is not None else None,
+                "sd_high": _f(math.sqrt(hi * scale)) if hi is not None else None}
+
+    def quantiles(self) -> dict:
+        """QUANTILES of the values (numpy's ``inverted_cdf``: the smallest value whose cumulative
+        share reaches q), their min and max, exactly from the histogram."""
+        if not self.n:
+            return {f"q{int(q * 100):02d}": None for q in QUANTILES} | {"min": None, "max": None}
+        values = np.array(sorted(self.counts), np.int64)
+        cum = np.cumsum([self.counts[v] for v in values])
+        index = self.n * np.asarray(QUANTILES) - 1   # numpy's inverted_cdf order statistic, 0-based
+        prev = np.floor(index)
+        order = np.where(index - prev == 0, prev, prev + 1).astype(np.int64).clip(0, self.n - 1)
+        qs = values[np.searchsorted(cum, order + 1)]
+        d = {f"q{int(q * 100):02d}": _f(v) for q, v in zip(QUANTILES, qs)}
+        d["min"] = _f(values[0])
+        d["max"] = _f(values[-1])
+        return d
 
 
-def _quantiles(values: np.ndarray) -> dict:
-    if len(values) == 0:
-        return {f"q{int(q * 100):02d}": None for q in QUANTILES} | {"min": None, "max": None}
-    qs = np.quantile(values, QUANTILES, method="inverted_cdf")
-    d = {f"q{int(q * 100):02d}": _f(v) for q, v in zip(QUANTILES, qs)}
-    d["min"] = _f(values.min())
-    d["max"] = _f(values.max())
-    return d
+@dataclass
+class _Cell:
+    """A cell's run, streamed: pass 1 over every chunk, pass 2 for the clustered SDs."""
+
+    hands: int = 0
+    exhausted: int = 0
+    pigs: Clustered = field(default_factory=Clustered)
+    pigs_checked: Clustered = field(default_factory=Clustered)
+    pig_net: Moments = field(default_factory=Moments)
+    penalty: int = 0
+    net: Values = field(default_factory=Values)
+    totals: Values = field(default_factory=Values)
+    losers: Clustered = field(default_factory=Clustered)
+    match_mode: bool = False
+    reason_payments: np.ndarray = field(default_factory=lambda: np.zeros(len(REASONS), np.int64))
+    x: np.ndarray = field(default_factory=lambda: np.zeros(len(REASONS), np.int64))      # sums by reason
+    xx: np.ndarray = field(default_factory=lambda: np.zeros(len(REASONS), np.int64))
+    xy: np.ndarray = field(default_factory=lambda: np.zeros(len(REASONS), np.int64))
+    y: int = 0
+    yy: int = 0
 
 
-def pig_stats(seats: pd.DataFrame) -> dict:
-    n = len(seats)
-    pig = seats["flower_pig"].fillna(False).astype(bool).to_numpy()
-    checked = int(seats["flower_pig"].notna().sum())
-    k = int(pig.sum())
-    groups = pd.factorize(seats["hand"], sort=False)[0]
-    w = wilson_clustered(pig, groups)
-    rate, lo, hi = w["rate"], w["low"], w["high"]
-    is_checked = seats["flower_pig"].notna().to_numpy()
-    wc = wilson_clustered(pig[is_checked], pd.factorize(seats["hand"].to_numpy()[is_checked], sort=False)[0])
-    crate, clo, chi = wc["rate"], wc["low"], wc["high"]
-    pig_net = seats["net"].to_numpy()[pig].astype(float)
-    penalty = -seats["net_flower_pig"].to_numpy()[pig].astype(float)
-    mean_pen = float(penalty.mean()) if k else math.nan
-    net_mean, net_lo, net_hi = _mean_ci(pig_net) if k else (None, None, None)
-    return {
-        "seat_hands": n, "checked": checked, "pigs": k,
-        "rate": rate, "rate_low": lo, "rate_high": hi, "deff": w["deff"],
-        "rate_checked": crate, "rate_checked_low": clo, "rate_checked_high": chi,
-        "pig_net": net_mean, "pig_net_low": net_lo, "pig_net_high": net_hi,
-        "penalty": _f(mean_pen),
-        "cost_per_seat_hand": _f(k * mean_pen / n) if k else (0.0 if n else None),
-        "cost_low": _f(lo * mean_pen) if k and lo is not None else (0.0 if n else None),  # 0 pigs: no penalty seen
-        "cost_high": _f(hi * mean_pen) if k and hi is not None else None,
-    }
+def _seat_rows(seats) -> tuple[np.ndarray, np.ndarray]:
+    """A chunk's seat rows as (hand index within the chunk, seat) with the hands' codes."""
+    hand = seats.column("hand").to_numpy().astype(np.int64)
+    return hand - (int(hand.min()) if len(hand) else 0), seats.column("seat").to_numpy().astype(np.int64)
 
 
-def spread_stats(seats: pd.DataFrame) -> dict:
-    net = seats["net"].to_numpy().astype(float)
-    groups = pd.factorize(seats["hand"], sort=False)[0]
-    d = {"seat_hands": len(net), "mean": _f(net.mean()) if len(net) else None}
-    d.update(_sd_clustered(net, groups))
-    d.update(_quantiles(net))
-    d["mean_abs"] = _f(np.abs(net).mean()) if len(net) else None
-    return d
+class _Blocks:
+    """A seat's total over each match (match mode) or each block of ``hands_per_match``
+    consecutive independent hands, chunk by chunk; a block that continues into the next chunk
+    is carried, and a block still short at the end is left out."""
+
+    def __init__(self, hpm: int):
+        self.hpm = hpm
+        self.carry_key = None
+        self.carry = np.zeros(4, np.int64)
+        self.carry_n = np.zeros(4, np.int64)
+
+    def feed(self, seats) -> np.ndarray:
+        """The complete blocks' totals, (blocks, 4), in block order."""
+        match = seats.column("match")
+        hand = seats.column("hand").to_numpy().astype(np.int64)
+        key = (pc.fill_null(match, -1).to_numpy().astype(np.int64) if match.null_count < len(match)
+               else hand // self.hpm)
+        seat = seats.column("seat").to_numpy().astype(np.int64)
+        net = seats.column("net").to_numpy().astype(np.int64)
+        if not len(key):
+            return np.zeros((0, 4), np.int64)
+        keys, idx = np.unique(key, return_inverse=True)
+        tot = np.bincount(idx * 4 + seat, weights=net, minlength=len(keys) * 4).reshape(-1, 4).astype(np.int64)
+        cnt = np.bincount(idx * 4 + seat, minlength=len(keys) * 4).reshape(-1, 4)
+        if self.carry_key is not None:
+            if keys[0] == self.carry_key:
+                tot[0] += self.carry
+                cnt[0] += self.carry_n
+            self.carry_key = None
+        done = (cnt == self.hpm).all(axis=1)
+        if not done[-1]:  # the last block may go on in the next chunk
+            self.carry_key, self.carry, self.carry_n = keys[-1], tot[-1].copy(), cnt[-1].copy()
+        return tot[done]
 
 
-def match_totals(seats: pd.DataFrame, hands_per_match: int) -> pd.DataFrame:
-    """A seat's total per match (match mode) or per block of consecutive independent hands."""
+def _pass1(cell: _Cell, blocks: _Blocks, threshold: int, seats, hands, payments) -> None:
+    hi, seat = _seat_rows(seats)
+    n_hands = int(hi.max()) + 1 if len(hi) else 0
+    cell.hands += hands.num_rows
+    ends = hands.column("end_reason")
+    cell.exhausted += int(pc.sum(pc.equal(ends.cast(pa.string()) if pa.types.is_dictionary(ends.type) else ends,
+                                          "wall_exhausted")).as_py() or 0)
+    fp = seats.column("flower_pig")
+    checked = fp.is_valid().to_numpy()
+    pig = pc.fill_null(fp, False).to_numpy().astype(bool)
+    sizes = np.bincount(hi, minlength=n_hands)
+    cell.pigs.add(np.bincount(hi, weights=pig, minlength=n_hands).astype(np.int64), sizes)
+    cell.pigs_checked.add(np.bincount(hi, weights=pig & checked, minlength=n_hands).astype(np.int64),
+                          np.bincount(hi, weights=checked, minlength=n_hands).astype(np.int64))
+    net = seats.column("net").to_numpy().astype(np.int64)
+    cell.pig_net = cell.pig_net + Moments.of(net[pig].astype(np.float64))
+    cell.penalty += int(-seats.column("net_flower_pig").to_numpy()[pig].astype(np.int64).sum())
+    cell.net.add(net)
+    t = blocks.feed(seats)
+    cell.totals.add(t.ravel())
+    lose = t <= -threshold
+    cell.losers.add(lose.sum(axis=1), np.full(len(t), 4, np.int64))
+    cell.match_mode = cell.match_mode or seats.column("match").null_count < seats.num_rows
+    # payments by hand and reason
+    hand_ids = np.sort(hands.column("hand").to_numpy().astype(np.int64))
+    pos = np.searchsorted(hand_ids, payments.column("hand").to_numpy().astype(np.int64))
+    amount = payments.column("amount").to_numpy().astype(np.int64)
+    y = np.bincount(pos, weights=amount, minlength=len(hand_ids)).astype(np.int64)
+    cell.y += int(y.sum())
+    cell.yy += int((y * y).sum())
+    r = payments.column("reason")
+    reason = codes(r, list(REASONS))
+    for i in range(len(REASONS)):
+        mask = reason == i
+        x = np.bincount(pos[mask], weights=amount[mask], minlength=len(hand_ids)).astype(np.int64)
+        cell.reason_payments[i] += int(mask.sum())
+        cell.x[i] += int(x.sum())
+        cell.xx[i] += int((x * x).sum())
+        cell.xy[i] += int((x * y).sum())
+
+
+def _pass2(cell: _Cell, blocks: _Blocks, seats) -> None:
+    hi, _ = _seat_rows(seats)
+    cell.net.add_clusters(seats.column("net").to_numpy(), hi)
+    t = blocks.feed(seats)
+    if len(t):
+        cell.totals.add_clusters(t.ravel(), np.repeat(np.arange(len(t)), 4))
+
+
+def match_totals(seats, hands_per_match: int):
+    """A seat's total per match (match mode) or per block of consecutive independent hands, from
+    a loaded seats DataFrame (notebooks; the report streams with :class:`_Blocks`)."""
     if seats["match"].notna().any():
         key = seats["match"].astype(np.int64)
     else:
@@ -153,65 +290,95 @@ def match_totals(seats: pd.DataFrame, hands_per_match: int) -> pd.DataFrame:
     return t.rename(columns={"sum": "total"})[["match", "seat", "total"]]
 
 
-def match_stats(seats: pd.DataFrame, hands_per_match: int, threshold: int) -> dict:
-    t = match_totals(seats, hands_per_match)
-    tot = t["total"].to_numpy().astype(float)
-    groups = pd.factorize(t["match"], sort=False)[0]
-    matches = int(groups.max() + 1) if len(groups) else 0
-    lose = tot <= -threshold
-    k = int(lose.sum())
-    d = {"kind": "matches" if seats["match"].notna().any() else "blocks", "hands_per_match": hands_per_match,
-         "matches": matches, "seat_matches": len(tot), "mean": _f(tot.mean()) if len(tot) else None}
-    d.update(_sd_clustered(tot, groups))
-    d.update(_quantiles(tot))
+def pig_stats(cell: _Cell) -> dict:
+    n, k = cell.pigs.n, cell.pigs.k
+    w = cell.pigs.wilson()
+    rate, lo, hi = w["rate"], w["low"], w["high"]
+    wc = cell.pigs_checked.wilson()
+    mean_pen = cell.penalty / k if k else math.nan
+    net_mean, net_lo, net_hi = (_f(v) for v in cell.pig_net.ci()) if k else (None, None, None)
+    return {
+        "seat_hands": n, "checked": cell.pigs_checked.n, "pigs": k,
+        "rate": rate, "rate_low": lo, "rate_high": hi, "deff": w["deff"],
+        "rate_checked": wc["rate"], "rate_checked_low": wc["low"], "rate_checked_high": wc["high"],
+        "pig_net": net_mean, "pig_net_low": net_lo, "pig_net_high": net_hi,
+        "penalty": _f(mean_pen),
+        "cost_per_seat_hand": _f(k * mean_pen / n) if k else (0.0 if n else None),
+        "cost_low": _f(lo * mean_pen) if k and lo is not None else (0.0 if n else None),  # 0 pigs: no penalty seen
+        "cost_high": _f(hi * mean_pen) if k and hi is not None else None,
+    }
+
+
+def spread_stats(cell: _Cell) -> dict:
+    v = cell.net
+    d = {"seat_hands": v.n, "mean": _f(v.mean) if v.n else None}
+    d.update(v.sd())
+    d.update(v.quantiles())
+    d["mean_abs"] = _f(v.abs_total / v.n) if v.n else None
+    return d
+
+
+def match_stats(cell: _Cell, hands_per_match: int, threshold: int) -> dict:
+    v = cell.totals
+    d = {"kind": "matches" if cell.match_mode else "blocks", "hands_per_match": hands_per_match,
+         "matches": cell.losers.g, "seat_matches": v.n, "mean": _f(v.mean) if v.n else None}
+    d.update(v.sd())
+    d.update(v.quantiles())
     d["threshold"] = threshold
-    d["losers"] = k
-    w = wilson_clustered(lose, groups)
+    d["losers"] = cell.losers.k
+    w = cell.losers.wilson()
     d["loss_rate"], d["loss_low"], d["loss_high"], d["loss_deff"] = w["rate"], w["low"], w["high"], w["deff"]
     return d
 
 
-def reason_stats(payments: pd.DataFrame, hand_ids: np.ndarray) -> dict:
-    n = len(hand_ids)
-    pos = np.searchsorted(hand_ids, payments["hand"].to_numpy())
-    amount = payments["amount"].to_numpy().astype(float)
-    reason = payments["reason"].astype(str).to_numpy()
-    y = np.bincount(pos, weights=amount, minlength=n)
-    total = float(y.sum())
+def reason_stats(cell: _Cell) -> dict:
+    """Shares of points by reason, with the delta-method interval clustered on the hand: the
+    residual of hand h is x_h - share * y_h, whose sum is 0, so its variance is the sum of its
+    squares over n - 1, from the exact sums of x^2, x*y and y^2."""
+    n = cell.hands
+    total = float(cell.y)
     out = {"hands": n, "points_per_hand": _f(total / n) if n else None, "reasons": {}}
-    for r in REASONS:
-        mask = reason == r
-        x = np.bincount(pos[mask], weights=amount[mask], minlength=n)
-        sx = float(x.sum())
+    for i, r in enumerate(REASONS):
+        sx = float(cell.x[i])
         share = sx / total if total > 0 else math.nan
         if total > 0 and n > 1:
-            resid = x - share * y
-            se = math.sqrt(float(resid.var(ddof=1)) / n) / (total / n)
+            resid2 = float(cell.xx[i]) - 2 * share * float(cell.xy[i]) + share * share * float(cell.yy)
+            se = math.sqrt(max(0.0, resid2) / (n - 1) / n) / (total / n)
             lo, hi = share - Z95 * se, share + Z95 * se
         else:
             lo = hi = math.nan
         out["reasons"][r] = {"share": _f(share), "share_low": _f(max(0.0, lo)), "share_high": _f(min(1.0, hi)),
-                             "points_per_hand": _f(sx / n) if n else None, "payments": int(mask.sum())}
+                             "points_per_hand": _f(sx / n) if n else None, "payments": int(cell.reason_payments[i])}
     return out
 
 
 def cell_stats(run_dir: Path, sections, threshold: int, expect_hands: int) -> dict:
+    """A cell's statistics, streamed over its run chunk by chunk (twice when an SD is asked for)."""
+    from simcore.scan import scan
+
+    manifest = check_complete(run_dir, expect_hands)
+    hpm = int(manifest["config"]["rules"]["options"]["hands_per_match"])
+    cell, blocks = _Cell(), _Blocks(hpm)
     cols = {"seats": ["hand", "match", "seat", "net", "flower_pig", "net_flower_pig"],
-            "hands": ["hand", "end_reason"], "payments": ["hand", "amount", "reason"], "wins": ["hand"]}
-    run = load_complete_run(run_dir, cols, expect_hands)
-    cfg = run.manifest["config"]
-    hpm = int(cfg["rules"]["options"]["hands_per_match"])
-    hands = np.sort(run.hands["hand"].to_numpy())
-    d = {"hands": len(hands),
-         "wall_exhausted": _f((run.hands["end_reason"].astype(str) == "wall_exhausted").mean()) if len(hands) else None}
+            "hands": ["hand", "end_reason"], "payments": ["hand", "amount", "reason"]}
+    # chunks are yielded in order: the blocks' carry needs them so
+    for seats, hands, payments in scan(run_dir, cols, lambda c, t: (t["seats"], t["hands"], t["payments"]),
+                                       manifest=manifest):
+        _pass1(cell, blocks, threshold, seats, hands, payments)
+    if {"spread", "matches"} & set(sections):
+        blocks = _Blocks(hpm)
+        for seats in scan(run_dir, {"seats": ["hand", "match", "seat", "net"]}, lambda c, t: t["seats"],
+                          manifest=manifest):
+            _pass2(cell, blocks, seats)
+    d = {"hands": cell.hands, "wall_exhausted": _f(cell.exhausted / cell.hands) if cell.hands else None}
     if "pigs" in sections:
-        d["pigs"] = pig_stats(run.seats)
+        d["pigs"] = pig_stats(cell)
     if "spread" in sections:
-        d["spread"] = spread_stats(run.seats)
+        d["spread"] = spread_stats(cell)
     if "matches" in sections:
-        d["matches"] = match_stats(run.seats, hpm, threshold)
+        d["matches"] = match_stats(cell, hpm, threshold)
     if "reasons" in sections:
-        d["reasons"] = reason_stats(run.payments, hands)
+        d["reasons"] = reason_stats(cell)
     return d
 
 

@@ -25,7 +25,7 @@ import pandas as pd
 
 from simcore.analysis import Z95
 
-from .execute import ExperimentError, load_complete_run, read_manifest, run_dirs
+from .execute import ExperimentError, check_complete, read_manifest, run_dirs
 
 
 DEFINITIONS = [
@@ -36,38 +36,94 @@ DEFINITIONS = [
     "walls needed for a 95% interval of full width W = ceil((2 * 1.96 * sd(diff) / W)^2); hands = walls * 4 * arms",
 ]
 
-_COLS = {"seats": ["hand", "seat", "net"], "hands": ["hand"], "payments": ["hand"], "wins": ["hand"]}
+def _arm_runs(exp_dir, manifest: dict) -> dict[str, list[Path]]:
+    if manifest["spec"]["kind"] != "duplicate":
+        raise ExperimentError(f"{exp_dir} holds a {manifest['spec']['kind']} experiment, not a duplicate one")
+    dirs = run_dirs(exp_dir, manifest)
+    hands = int(manifest["hands"])
+    for d in {d for ds in dirs.values() for d in ds}:
+        check_complete(d, hands)
+    return dirs
 
 
-def _load_seats(run_dir: Path, expect_hands: int) -> pd.DataFrame:
-    return load_complete_run(run_dir, _COLS, expect_hands).seats
+def _seat_net_matrix(seats, r: int) -> tuple[np.ndarray, np.ndarray]:
+    """(hands, net at seat r) of one shard's seat rows."""
+    seat = seats.column("seat").to_numpy()
+    mine = seat == r
+    return seats.column("hand").to_numpy()[mine], seats.column("net").to_numpy()[mine].astype(np.int64)
+
+
+def _chunk_nets(tables: dict, dirs: dict) -> tuple[np.ndarray, dict]:
+    """One chunk: its walls and, per arm, a (walls, 4) array of the arm's net at seat r in
+    rotation r."""
+    walls, out = None, {}
+    for arm, ds in dirs.items():
+        cols = []
+        for r, d in enumerate(ds):
+            hands, net = _seat_net_matrix(tables[d]["seats"], r)
+            if walls is None:
+                walls = hands
+            elif not np.array_equal(hands, walls):
+                raise ExperimentError(f"run {d} holds other hands than the experiment's other runs")
+            cols.append(net)
+        out[arm] = np.stack(cols, axis=1)
+    return walls, out
 
 
 def seat_nets(exp_dir, manifest: dict | None = None) -> dict[str, pd.DataFrame]:
     """Per arm: a DataFrame indexed by wall (hand) with columns 0-3, the arm's net at seat r in
-    rotation r."""
+    rotation r. Whole in memory (for notebooks at the shipped sizes); :func:`comparison` streams."""
+    from simcore.scan import scan_runs
+
     exp_dir = Path(exp_dir)
     manifest = manifest or read_manifest(exp_dir)
-    if manifest["spec"]["kind"] != "duplicate":
-        raise ExperimentError(f"{exp_dir} holds a {manifest['spec']['kind']} experiment, not a duplicate one")
-    hands = int(manifest["hands"])
-    cache: dict[Path, pd.DataFrame] = {}
-    out = {}
-    for arm, dirs in run_dirs(exp_dir, manifest).items():
-        cols = {}
-        for r, d in enumerate(dirs):
-            if d not in cache:
-                cache[d] = _load_seats(d, hands)
-            s = cache[d]
-            cols[r] = s.loc[s["seat"] == r, ["hand", "net"]].set_index("hand")["net"].astype(np.int64)
-        out[arm] = pd.DataFrame(cols).sort_index()
-    return out
+    dirs = _arm_runs(exp_dir, manifest)
+    parts = list(scan_runs([d for ds in dirs.values() for d in ds], {"seats": ["hand", "seat", "net"]},
+                           lambda c, t: _chunk_nets(t, dirs)))
+    walls = np.concatenate([w for w, _ in parts]) if parts else np.zeros(0, np.int64)
+    return {arm: pd.DataFrame(np.concatenate([n[arm] for _, n in parts]) if parts else np.zeros((0, 4), np.int64),
+                              index=pd.Index(walls, name="hand"), columns=range(4)).sort_index()
+            for arm in dirs}
 
 
 def scores(exp_dir, manifest: dict | None = None) -> pd.DataFrame:
     """Per-wall scores: index wall (hand), one column per arm (mean over its four rotations)."""
     nets = seat_nets(exp_dir, manifest)
     return pd.DataFrame({arm: df.mean(axis=1) for arm, df in nets.items()})
+
+
+def paired_moments(exp_dir, manifest: dict | None = None, threads: int | None = None) -> dict:
+    """Streamed over the experiment's runs chunk by chunk: per arm the moments of its per-wall
+    score (``score``) and of its single-seat nets (``seat``), and per ordered pair of arms the
+    moments of their per-wall difference (``diff[(a, b)]``)."""
+    from simcore.analysis import Moments
+    from simcore.scan import scan_runs
+
+    exp_dir = Path(exp_dir)
+    manifest = manifest or read_manifest(exp_dir)
+    dirs = _arm_runs(exp_dir, manifest)
+    arms = list(dirs)
+
+    def one(chunk, tables):
+        _, nets = _chunk_nets(tables, dirs)
+        sc = {a: nets[a].mean(axis=1) for a in arms}
+        return ({a: Moments.of(sc[a]) for a in arms}, {a: Moments.of(nets[a].ravel().astype(float)) for a in arms},
+                {(a, b): Moments.of(sc[a] - sc[b]) for a in arms for b in arms if a != b})
+
+    score = {a: Moments() for a in arms}
+    seat = {a: Moments() for a in arms}
+    diff = {(a, b): Moments() for a in arms for b in arms if a != b}
+    for s_, t_, d_ in scan_runs([d for ds in dirs.values() for d in ds], {"seats": ["hand", "seat", "net"]}, one,
+                                threads=threads):
+        for a in arms:
+            score[a] = score[a] + s_[a]
+            seat[a] = seat[a] + t_[a]
+        for k in diff:
+            diff[k] = diff[k] + d_[k]
+    zero = Moments(score[arms[0]].n, 0.0, 0.0) if arms else Moments()
+    for a in arms:
+        diff[(a, a)] = zero
+    return {"score": score, "seat": seat, "diff": diff}
 
 
 def _f(x) -> float | None:
@@ -85,21 +141,19 @@ def comparison(exp_dir, width: float | None = None, manifest: dict | None = None
     manifest = manifest or read_manifest(exp_dir)
     spec = manifest["spec"]
     width = float(width if width is not None else spec.get("width", 0.1))
-    nets = seat_nets(exp_dir, manifest)
-    sc = pd.DataFrame({arm: df.mean(axis=1) for arm, df in nets.items()})
-    walls = len(sc)
-    n_arms = len(nets)
+    m = paired_moments(exp_dir, manifest)
+    n_arms = len(m["score"])
     base = spec["baseline"]
-    var_seat = {arm: float(np.var(df.to_numpy().ravel(), ddof=1)) if walls > 1 else math.nan for arm, df in nets.items()}
+    walls = m["score"][base].n
+    var_seat = {arm: mo.var if walls > 1 else math.nan for arm, mo in m["seat"].items()}
     rows = []
     for a in spec["arms"]:
         arm = a["name"]
-        s = sc[arm].to_numpy()
-        d = s - sc[base].to_numpy()
-        mean_s = float(s.mean())
-        sd_s = float(s.std(ddof=1)) if walls > 1 else math.nan
-        mean_d = float(d.mean())
-        sd_d = float(d.std(ddof=1)) if walls > 1 else math.nan
+        mean_s = m["score"][arm].mean if walls else math.nan
+        sd_s = math.sqrt(m["score"][arm].var) if walls > 1 else math.nan
+        d = m["diff"][(arm, base)]
+        mean_d = d.mean if walls else math.nan
+        sd_d = math.sqrt(d.var) if walls > 1 else math.nan
         half = Z95 * sd_d / math.sqrt(walls) if walls > 1 else math.nan
         var_unp = (var_seat[arm] + var_seat[base]) / 4
         half_unp = Z95 * math.sqrt(var_unp / walls) if walls > 1 else math.nan

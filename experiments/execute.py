@@ -93,19 +93,35 @@ def read_manifest(exp_dir) -> dict:
     return data
 
 
-def load_complete_run(run_dir: Path, columns: dict, expect_hands: int):
-    """One of the experiment's runs, loaded with ``columns``; an error that says how to finish
-    it if it is incomplete or unreadable."""
-    from simcore import analysis
+def check_complete(run_dir: Path, expect_hands: int) -> dict:
+    """The manifest of one of the experiment's runs, after checking that its complete chunks hold
+    ``expect_hands`` hands; else an error that says how to finish it."""
+    from simcore import io as rio
+    from simcore.runner import RunConfig
 
     try:
-        run = analysis.load(run_dir, columns=columns)
+        manifest = rio.read_manifest(run_dir)
+        cfg = RunConfig.from_json(manifest["config"])
+    except (ValueError, KeyError) as exc:
+        raise ExperimentError(str(exc)) from None
+    done = rio.complete_chunks(Path(run_dir))
+    have = sum(count for c, _, count in cfg.chunks() if c in done) * cfg.hands_per_item
+    if not manifest.get("complete") or have != expect_hands:
+        raise ExperimentError(f"run {run_dir} is incomplete ({have:,} of {expect_hands:,} hands): "
+                              "rerun the `sichuan experiment run` command to finish it")
+    return manifest
+
+
+def load_complete_run(run_dir: Path, columns: dict, expect_hands: int):
+    """One of the experiment's runs, loaded whole with ``columns`` (for notebooks at the
+    shipped sizes; the reports stream), after :func:`check_complete`."""
+    from simcore import analysis
+
+    check_complete(run_dir, expect_hands)
+    try:
+        return analysis.load(run_dir, columns=columns)
     except ValueError as exc:
         raise ExperimentError(str(exc)) from None
-    if not run.manifest.get("complete") or len(run.hands) != expect_hands:
-        raise ExperimentError(f"run {run_dir} is incomplete ({len(run.hands):,} of {expect_hands:,} hands): "
-                              "rerun the `sichuan experiment run` command to finish it")
-    return run
 
 
 def write_json(path: Path, data: dict) -> None:
@@ -210,4 +226,5 @@ def run_dirs(exp_dir, manifest: dict) -> dict:
     return out
 
 
-__all__ = ["ExperimentError", "SpecError", "plan", "run_experiment", "read_manifest", "run_dirs", "MANIFEST", "REPORT"]
+__all__ = ["ExperimentError", "SpecError", "plan", "run_experiment", "read_manifest", "run_dirs", "check_complete",
+           "MANIFEST", "REPORT"]

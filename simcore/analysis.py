@@ -1,30 +1,38 @@
-"""pandas analysis of runs: loading, per-strategy summaries with honest intervals.
+"""Analysis of runs: loading what you need into pandas, SQL over the shards, and summaries that
+stream.
 
-Statistics (ARCHITECTURE.md: Statistics): means with 95% confidence intervals (normal approximation over
-hands, the hand being the unit: a strategy's seats in one hand are averaged first, since the
-four nets of a hand are dependent), rates with Wilson intervals.
+Statistics (ARCHITECTURE.md: Statistics): means with 95% confidence intervals (normal
+approximation over hands, the hand being the unit: a strategy's seats in one hand are averaged
+first, since the four nets of a hand are dependent), rates with Wilson intervals.
+
+:func:`summarize`, :func:`run_overview` and :func:`patterns` read a run directory shard by shard
+(``simcore.scan``): each chunk gives partial counts, integer sums and moments, combined at the
+end, so their memory does not grow with the run. Given a loaded :class:`Run` they compute the
+same from its DataFrames.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import pyarrow.parquet as pq
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from . import io as rio
+from . import tally
 from .evaluate import PATTERNS
-from .records import NET_COLUMNS
+from .records import END_REASONS, NET_COLUMNS, WIN_KINDS
 
 Z95 = 1.959963984540054
 
 
 @dataclass
 class Run:
-    """A loaded run: its manifest and one DataFrame per table."""
+    """A loaded run: its manifest and one DataFrame per table (empty for tables not loaded)."""
 
     manifest: dict
     hands: pd.DataFrame
@@ -36,44 +44,109 @@ class Run:
         return getattr(self, name)
 
 
-def load(run_dir, columns: dict | None = None) -> Run:
-    """Read a run directory into DataFrames (only chunks complete in every table).
+# -- loading --------------------------------------------------------------------------------
 
-    Raises ValueError with a one-line message for a directory that is not a run or holds a
-    corrupt shard."""
+_PANDAS_NULLABLE = {pa.int8(): pd.Int8Dtype(), pa.int16(): pd.Int16Dtype(), pa.int32(): pd.Int32Dtype(),
+                    pa.int64(): pd.Int64Dtype(), pa.bool_(): pd.BooleanDtype()}
+# the columns io.COLUMNS documents as nullable
+NULLABLE = {t: {name for name, typ, _ in cols if "null" in typ} for t, cols in rio.COLUMNS.items()}
+
+
+def to_pandas(table: pa.Table, name: str) -> pd.DataFrame:
+    """An Arrow table of the run's table ``name`` as pandas: the nullable integer and boolean
+    columns as pandas' nullable types (``Int16``, ``boolean``, ...), as the README documents them,
+    never float64 or object; categories as pandas categoricals."""
+    df = table.to_pandas()
+    for col in NULLABLE.get(name, ()):
+        if col in df.columns:
+            typ = table.schema.field(col).type
+            if typ in _PANDAS_NULLABLE:
+                df[col] = table.column(col).to_pandas(types_mapper=_PANDAS_NULLABLE.get)
+    return df
+
+
+def _empty(name: str, columns=None) -> pd.DataFrame:
+    return pd.DataFrame({c: [] for c, _, _ in rio.COLUMNS[name] if columns is None or c in columns})
+
+
+def load(run_dir, tables=None, columns: dict | None = None, filter=None) -> Run:
+    """Read a run directory into DataFrames: only complete chunks, only the ``tables`` asked for
+    (default all four), only their ``columns`` (a dict table -> column list), with ``filter`` (a
+    pyarrow expression, e.g. ``pc.field("hand") < 1000``, or a dict table -> expression) pushed
+    down to the shards, so a selection of a big run costs only what it selects. Tables not asked
+    for are empty. Raises ValueError with a one-line message for a directory that is not a run
+    or holds a corrupt shard.
+
+        run = load("runs/demo", tables=["seats"], columns={"seats": ["hand", "seat", "net"]},
+                   filter=pc.field("seat") == 0)
+    """
+    import pyarrow.dataset as ds
+
+    from .scan import CorruptShardError, read_shard, shard_paths
+
     run_dir = Path(run_dir)
     manifest = rio.read_manifest(run_dir)
-    chunks = sorted(rio.complete_chunks(run_dir))
+    wanted = list(rio.TABLES) if tables is None else [tables] if isinstance(tables, str) else list(tables)
+    unknown = [t for t in wanted if t not in rio.TABLES]
+    if unknown:
+        raise ValueError(f"unknown table {unknown[0]!r}; a run has {', '.join(rio.TABLES)}")
     frames = {}
     for name in rio.TABLES:
-        parts = []
-        for c in chunks:
-            path = run_dir / name / rio.shard_name(c)
-            try:
-                parts.append(pq.read_table(path, columns=(columns or {}).get(name)))
-            except Exception as exc:
-                raise ValueError(f"corrupt shard {path}: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}") from None
-        if parts:
-            import pyarrow as pa
-
-            table = pa.concat_tables(parts, promote_options="permissive")
-            frames[name] = table.to_pandas()
+        cols = (columns or {}).get(name)
+        if name not in wanted:
+            frames[name] = _empty(name, cols)
+            continue
+        paths = shard_paths(run_dir, name)
+        flt = filter.get(name) if isinstance(filter, dict) else filter
+        if not paths:
+            frames[name] = _empty(name, cols)
+            continue
+        if flt is None:
+            table = pa.concat_tables([read_shard(p, cols, manifest) for p in paths], promote_options="permissive")
         else:
-            frames[name] = pd.DataFrame({c: [] for c, _, _ in rio.COLUMNS[name]})
+            try:
+                table = ds.dataset([str(p) for p in paths], format="parquet").to_table(columns=cols, filter=flt)
+            except (OSError, pa.ArrowInvalid) as exc:
+                for p in paths:  # name the corrupt shard if there is one
+                    read_shard(p, cols, manifest)
+                raise CorruptShardError(f"cannot read {run_dir / name}: {str(exc).splitlines()[0]}") from None
+        frames[name] = to_pandas(table, name)
     return Run(manifest, frames["hands"], frames["seats"], frames["payments"], frames["wins"])
+
+
+def sql(run_dir):
+    """A DuckDB connection with the views ``hands``, ``seats``, ``payments`` and ``wins`` over
+    the run's complete chunks (a half-written or missing chunk is never visible):
+
+        con = simcore.analysis.sql("runs/big")
+        con.sql("SELECT strategy, avg(flower_pig::int) FROM seats GROUP BY ALL").df()
+    """
+    try:
+        import duckdb
+    except ImportError:
+        raise ValueError("SQL needs DuckDB: pip install 'sichuan-sim[sql]' (make setup installs it)") from None
+    from .scan import shard_paths
+
+    run_dir = Path(run_dir)
+    rio.read_manifest(run_dir)
+    con = duckdb.connect()
+    for name in rio.TABLES:
+        paths = shard_paths(run_dir, name)
+        if paths:
+            files = ", ".join("'" + str(p).replace("'", "''") + "'" for p in paths)
+            con.execute(f"CREATE VIEW {name} AS SELECT * FROM read_parquet([{files}])")
+        else:
+            cols = ", ".join(f"NULL AS {c}" for c, _, _ in rio.COLUMNS[name])
+            con.execute(f"CREATE VIEW {name} AS SELECT {cols} WHERE false")
+    return con
+
+
+# -- statistics -----------------------------------------------------------------------------
 
 
 def mean_ci(values) -> tuple[float, float, float]:
     """(mean, low, high): normal 95% interval of the mean."""
-    x = np.asarray(values, float)
-    n = len(x)
-    if n == 0:
-        return (math.nan, math.nan, math.nan)
-    m = float(x.mean())
-    if n < 2:
-        return (m, math.nan, math.nan)
-    half = Z95 * float(x.std(ddof=1)) / math.sqrt(n)
-    return (m, m - half, m + half)
+    return Moments.of(np.asarray(values, float)).ci()
 
 
 def wilson(k: float, n: float) -> tuple[float, float, float]:
@@ -92,74 +165,330 @@ def wilson(k: float, n: float) -> tuple[float, float, float]:
     return (p, lo, hi)
 
 
-NET_REASONS = NET_COLUMNS  # the seats table's net-by-reason columns
+@dataclass
+class Moments:
+    """Count, mean and sum of squared deviations of a sample, combinable part by part (Chan et
+    al.'s pairwise update), so a mean and its interval stream over shards exactly enough."""
+
+    n: int = 0
+    mean: float = 0.0
+    m2: float = 0.0
+
+    @staticmethod
+    def of(x: np.ndarray) -> "Moments":
+        if len(x) == 0:
+            return Moments()
+        m = float(x.mean())
+        return Moments(len(x), m, float(((x - m) ** 2).sum()))
+
+    def __add__(self, other: "Moments") -> "Moments":
+        if other.n == 0:
+            return self
+        if self.n == 0:
+            return other
+        n = self.n + other.n
+        d = other.mean - self.mean
+        return Moments(n, self.mean + d * other.n / n, self.m2 + other.m2 + d * d * self.n * other.n / n)
+
+    @property
+    def var(self) -> float:
+        return self.m2 / (self.n - 1) if self.n > 1 else math.nan
+
+    def ci(self) -> tuple[float, float, float]:
+        """(mean, low, high), the normal 95% interval of the mean."""
+        if self.n == 0:
+            return (math.nan, math.nan, math.nan)
+        if self.n < 2:
+            return (self.mean, math.nan, math.nan)
+        half = Z95 * math.sqrt(self.var) / math.sqrt(self.n)
+        return (self.mean, self.mean - half, self.mean + half)
 
 
-def summarize(run: Run, by: str = "strategy") -> pd.DataFrame:
-    """One row per strategy (or seat): hands, mean net per hand with a 95% interval, win rate,
-    self-draw share, mean fan and base of wins, flower-pig rate (per seat-hand and per checked
-    seat-hand, Wilson), ready-at-draw rate, and mean net by reason."""
+# -- columns as numpy ---------------------------------------------------------------------------
+
+
+def _col(table: pa.Table, name: str, fill=0) -> np.ndarray:
+    """A column's values (nulls as ``fill``)."""
+    c = table.column(name)
+    if c.null_count:
+        c = pc.fill_null(c, fill)
+    return c.to_numpy()
+
+
+def _values(table: pa.Table, name: str) -> np.ndarray:
+    """A numeric column's values without filling its nulls: what lies under a null is
+    unspecified (for columns read only where they are valid)."""
+    c = table.column(name)
+    if not c.null_count:
+        return c.to_numpy()
+    a = c.combine_chunks() if isinstance(c, pa.ChunkedArray) else c
+    dtype = a.type.to_pandas_dtype()
+    return np.frombuffer(a.buffers()[1], dtype, count=len(a), offset=a.offset * np.dtype(dtype).itemsize)
+
+
+def _flag(table: pa.Table, name: str) -> np.ndarray:
+    """A boolean column as int8 codes: 1 true, 0 false, -1 null."""
+    c = pc.cast(table.column(name), pa.int8())
+    return (pc.fill_null(c, -1) if c.null_count else c).to_numpy()
+
+
+def codes(column, labels) -> np.ndarray:
+    """A string (dictionary) column as indices into ``labels``; -1 for null (-2 for a value not
+    among the labels)."""
+    c = column
+    if not pa.types.is_dictionary(c.type):
+        c = pc.dictionary_encode(c)
+    out = np.empty(len(c), np.int64)
+    pos = 0
+    for chunk in (c.chunks if isinstance(c, pa.ChunkedArray) else [c]):
+        lut = np.array([labels.index(x) if x in labels else -2 for x in chunk.dictionary.to_pylist()] + [-1],
+                       np.int64)
+        idx = pc.fill_null(chunk.indices, len(lut) - 1).to_numpy().astype(np.int64)
+        out[pos:pos + len(chunk)] = lut[idx]
+        pos += len(chunk)
+    return out
+
+
+def _codes(table: pa.Table, name: str, labels) -> np.ndarray:
+    return codes(table.column(name), labels)
+
+
+# -- per-chunk partial results ------------------------------------------------------------------
+
+SEAT_COLUMNS = ["hand", "seat", "strategy", "net", "win_kind", "fan", "base", "flower_pig", "ready", *NET_COLUMNS]
+WIN_COLUMNS = ["hand", "seat", "base", "paid", *PATTERNS]
+HAND_COLUMNS = ["end_reason", "winners", "turns", "tiles_left"]
+SELF_DRAWN = np.array([k in ("self_draw", "kong_replacement") for k in WIN_KINDS], np.int64)
+
+
+@dataclass
+class _Group:
+    """Partial results of one strategy (or seat): ``tally.seat_tally``'s counters, net moments
+    over hands, the net-by-reason sums, and the wins' counts and sums (``tally.win_tally``)."""
+
+    hands: int = 0
+    net: Moments = field(default_factory=Moments)
+    counters: np.ndarray = field(default_factory=lambda: np.zeros(tally.N_SEAT_COUNTERS, np.int64))
+    reasons: np.ndarray = field(default_factory=lambda: np.zeros(len(NET_COLUMNS), np.int64))
+    win_sums: np.ndarray = field(default_factory=lambda: np.zeros(3, np.int64))  # wins, base, paid
+    pattern_counts: np.ndarray = field(default_factory=lambda: np.zeros(len(PATTERNS), np.int64))
+
+    def __add__(self, o: "_Group") -> "_Group":
+        return _Group(self.hands + o.hands, self.net + o.net, self.counters + o.counters, self.reasons + o.reasons,
+                      self.win_sums + o.win_sums, self.pattern_counts + o.pattern_counts)
+
+    def __getattr__(self, name):  # the counters by name: g.wins, g.pigs, ...
+        i = _COUNTER_NAMES.get(name)
+        if i is None:
+            raise AttributeError(name)
+        return int(self.counters[i])
+
+
+_COUNTER_NAMES = {"seat_hands": tally.T_SEAT_HANDS, "wins": tally.T_WINS, "self_drawn": tally.T_SELF_DRAWN,
+                  "fan": tally.T_FAN, "base": tally.T_BASE, "pigs": tally.T_PIGS, "checked": tally.T_CHECKED,
+                  "ready": tally.T_READY, "ready_checked": tally.T_READY_CHECKED}
+
+
+@dataclass
+class _Overview:
+    hands: int = 0
+    ends: np.ndarray = field(default_factory=lambda: np.zeros(len(END_REASONS), np.int64))
+    winners: np.ndarray = field(default_factory=lambda: np.zeros(5, np.int64))
+    turns: int = 0
+    tiles_left: int = 0
+
+    def __add__(self, o: "_Overview") -> "_Overview":
+        return _Overview(self.hands + o.hands, self.ends + o.ends, self.winners + o.winners, self.turns + o.turns,
+                         self.tiles_left + o.tiles_left)
+
+
+def _group_keys(seats: pa.Table, by: str, seat_labels=None) -> tuple[np.ndarray, list]:
+    """Each seat row's group index and the groups' keys, sorted. ``seat_labels``: each seat's
+    strategy when it is the same in every hand (a run's seats), so the strategy column need
+    not be read."""
+    if by == "strategy" and seat_labels is not None:
+        keys = sorted(set(seat_labels))
+        return np.array([keys.index(x) for x in seat_labels], np.int64)[_col(seats, "seat").astype(np.int64)], keys
+    if by == "seat":
+        s = _col(seats, "seat").astype(np.int64)
+        keys = np.unique(s).tolist()
+        return np.searchsorted(np.array(keys), s), keys
+    c = seats.column("strategy")
+    if pa.types.is_dictionary(c.type):  # the dictionary holds the values (a group may be empty)
+        values = {v for chunk in c.chunks for v in chunk.dictionary.to_pylist()}
+    else:
+        values = set(pc.unique(c).to_pylist())
+    keys = sorted(v for v in values if v is not None)
+    return _codes(seats, "strategy", keys), keys
+
+
+def _seat_partial(seats: pa.Table, wins: pa.Table | None, by: str, seat_labels=None) -> dict:
+    """{key: _Group} of one chunk's seats (and wins, for the patterns). A hand's four seats
+    are in one chunk, so each hand's mean over a strategy's seats is exact here."""
+    gi, keys = _group_keys(seats, by, seat_labels)
+    hand = _col(seats, "hand").astype(np.int64)
+    h0 = int(hand.min()) if len(hand) else 0
+    hi = hand - h0
+    n_hands = int(hi.max()) + 1 if len(hi) else 0
+    n_groups = len(keys)
+    sums = np.zeros(n_hands * n_groups, np.float64)
+    counts = np.zeros(n_hands * n_groups, np.int64)
+    out = np.zeros((n_groups, tally.N_SEAT_COUNTERS), np.int64)
+    out_reasons = np.zeros((n_groups, len(NET_COLUMNS)), np.int64)
+    reasons = np.stack([_col(seats, c) for c in NET_COLUMNS])
+    won = seats.column("fan").is_valid().to_numpy()  # a first win's fan is there exactly when the seat won
+    tally.seat_tally(hi, gi, n_groups, n_hands, _col(seats, "net"), won,
+                     _codes(seats, "win_kind", list(WIN_KINDS)), SELF_DRAWN, _values(seats, "fan"), _values(seats, "base"),
+                     _flag(seats, "flower_pig"), _flag(seats, "ready"), reasons, sums, counts, out, out_reasons)
+    win_out = np.zeros((n_groups, 3), np.int64)
+    pat_out = np.zeros((n_groups, len(PATTERNS)), np.int64)
+    if wins is not None and wins.num_rows:
+        lookup = np.full(n_hands * 4, -1, np.int64)
+        lookup[hi * 4 + _col(seats, "seat").astype(np.int64)] = gi
+        wg = lookup[(_col(wins, "hand").astype(np.int64) - h0) * 4 + _col(wins, "seat").astype(np.int64)]
+        tally.win_tally(wg, _col(wins, "base"), _col(wins, "paid"), np.stack([_col(wins, p) for p in PATTERNS]),
+                        win_out, pat_out)
+    parts = {}
+    for j, key in enumerate(keys):
+        c = counts[j::n_groups]
+        present = c > 0
+        parts[key] = _Group(int(present.sum()), Moments.of(sums[j::n_groups][present] / c[present]), out[j],
+                            out_reasons[j], win_out[j], pat_out[j])
+    return parts
+
+
+def _hand_partial(hands: pa.Table) -> _Overview:
+    ends = _codes(hands, "end_reason", list(END_REASONS))
+    winners = _col(hands, "winners").astype(np.int64)
+    return _Overview(hands.num_rows, np.bincount(ends[ends >= 0], minlength=len(END_REASONS)),
+                     np.bincount(winners, minlength=5)[:5], int(_col(hands, "turns").astype(np.int64).sum()),
+                     int(_col(hands, "tiles_left").astype(np.int64).sum()))
+
+
+def _merge(total: dict, part: dict) -> dict:
+    for k, v in part.items():
+        total[k] = total[k] + v if k in total else v
+    return total
+
+
+def _ratio(a: int, b: int) -> float:
+    return a / b if b else math.nan
+
+
+@dataclass
+class Totals:
+    """A run's combined partial results, per strategy (or seat) and for the whole run, and the
+    summary tables computed from them."""
+
+    by: str
+    groups: dict
+    overview_: _Overview
+
+    def summary(self) -> pd.DataFrame:
+        """See :func:`summarize`."""
+        rows = []
+        for key in sorted(self.groups):
+            g = self.groups[key]
+            if not g.seat_hands:
+                continue
+            mean, lo, hi = g.net.ci()
+            pr, plo, phi = wilson(g.pigs, g.seat_hands)
+            cr, clo, chi = wilson(g.pigs, g.checked)
+            row = {
+                self.by: key,
+                "hands": g.hands,
+                "seat_hands": g.seat_hands,
+                "mean_net": mean, "net_low": lo, "net_high": hi,
+                "win_rate": _ratio(g.wins, g.seat_hands),
+                "self_draw_share": _ratio(g.self_drawn, g.wins),
+                "mean_fan": _ratio(g.fan, g.wins),
+                "mean_base": _ratio(g.base, g.wins),
+                "pig_rate": pr, "pig_low": plo, "pig_high": phi,
+                "pig_rate_checked": cr, "pig_checked_low": clo, "pig_checked_high": chi,
+                "ready_rate": _ratio(g.ready, g.ready_checked),
+            }
+            for i, r in enumerate(NET_COLUMNS):
+                row[r] = _ratio(int(g.reasons[i]), g.seat_hands)
+            rows.append(row)
+        return pd.DataFrame(rows)
+
+    def overview(self) -> dict:
+        """See :func:`run_overview`."""
+        o = self.overview_
+        n = o.hands
+        return {
+            "hands": n,
+            "end_reasons": {END_REASONS[i]: int(o.ends[i]) / n for i in np.argsort(END_REASONS) if o.ends[i]}
+            if n else {},
+            "winners_per_hand": {i: int(o.winners[i]) / n for i in range(len(o.winners)) if o.winners[i]} if n else {},
+            "mean_turns": o.turns / n if n else math.nan,
+            "mean_tiles_left": o.tiles_left / n if n else math.nan,
+        }
+
+    def patterns(self) -> pd.DataFrame:
+        """See :func:`patterns`."""
+        rows = []
+        for key in sorted(self.groups):
+            g = self.groups[key]
+            wins, base, paid = (int(x) for x in g.win_sums)
+            if not wins:
+                continue
+            row = {self.by: key, "wins": wins, "mean_base": base / wins, "mean_paid": paid / wins}
+            for i, p in enumerate(PATTERNS):
+                row[p] = int(g.pattern_counts[i]) / wins
+            rows.append(row)
+        return pd.DataFrame(rows)
+
+
+def totals(run, by: str = "strategy", threads: int | None = None) -> Totals:
+    """A run directory streamed shard by shard (or a loaded :class:`Run`) into :class:`Totals`."""
     if by not in ("strategy", "seat"):
         raise ValueError("by must be 'strategy' or 'seat'")
-    s = run.seats
-    key = s[by].astype(str) if by == "strategy" else s[by]
-    rows = []
-    for value, g in s.groupby(key, sort=True, observed=True):
-        per_hand = g.groupby("hand", sort=False)["net"].mean()
-        mean, lo, hi = mean_ci(per_hand.to_numpy())
-        n_seat = len(g)
-        wins = int(g["won"].sum())
-        winners = g[g["won"]]
-        checked = g["flower_pig"].notna()
-        pigs = int(g["flower_pig"].fillna(False).astype(bool).sum())
-        pr, plo, phi = wilson(pigs, n_seat)
-        cr, clo, chi = wilson(pigs, int(checked.sum()))
-        ready_checked = g["ready"].notna() & ~g["flower_pig"].fillna(False).astype(bool)
-        ready = int(g.loc[ready_checked, "ready"].astype(bool).sum())
-        row = {
-            by: value,
-            "hands": int(per_hand.size),
-            "seat_hands": n_seat,
-            "mean_net": mean, "net_low": lo, "net_high": hi,
-            "win_rate": wins / n_seat if n_seat else math.nan,
-            "self_draw_share": float((winners["win_kind"].astype(str).isin(["self_draw", "kong_replacement"])).mean())
-            if wins else math.nan,
-            "mean_fan": float(winners["fan"].mean()) if wins else math.nan,
-            "mean_base": float(winners["base"].mean()) if wins else math.nan,
-            "pig_rate": pr, "pig_low": plo, "pig_high": phi,
-            "pig_rate_checked": cr, "pig_checked_low": clo, "pig_checked_high": chi,
-            "ready_rate": ready / int(ready_checked.sum()) if ready_checked.any() else math.nan,
-        }
-        for r in NET_REASONS:
-            row[r] = float(g[r].mean())
-        rows.append(row)
-    return pd.DataFrame(rows)
+    groups: dict = {}
+    overview = _Overview()
+    if isinstance(run, Run):
+        tables = {name: pa.Table.from_pandas(run[name][[c for c in cols if c in run[name]]], preserve_index=False)
+                  for name, cols in (("seats", SEAT_COLUMNS), ("wins", WIN_COLUMNS), ("hands", HAND_COLUMNS))}
+        if tables["seats"].num_rows:
+            groups = _seat_partial(tables["seats"], tables["wins"], by)
+        if tables["hands"].num_rows:
+            overview = _hand_partial(tables["hands"])
+        return Totals(by, groups, overview)
+    from .scan import scan
+
+    manifest = rio.read_manifest(run)
+    labels = list(manifest["config"]["seats"])  # a run's seat s plays the same strategy every hand
+
+    def one(chunk, t):
+        return _seat_partial(t["seats"], t["wins"], by, labels), _hand_partial(t["hands"])
+
+    cols = {"seats": [c for c in SEAT_COLUMNS if c != "strategy"], "wins": WIN_COLUMNS, "hands": HAND_COLUMNS}
+    for g, o in scan(run, cols, one, threads=threads, manifest=manifest):
+        _merge(groups, g)
+        overview = overview + o
+    return Totals(by, groups, overview)
 
 
-def run_overview(run: Run) -> dict:
+# -- summaries ----------------------------------------------------------------------------------
+
+
+def summarize(run, by: str = "strategy") -> pd.DataFrame:
+    """One row per strategy (or seat): hands, mean net per hand with a 95% interval, win rate,
+    self-draw share, mean fan and base of first wins, flower-pig rate (per seat-hand and per
+    checked seat-hand, Wilson), ready-at-draw rate, and mean net by reason. ``run`` is a run
+    directory (read shard by shard) or a loaded :class:`Run`."""
+    return totals(run, by).summary()
+
+
+def run_overview(run) -> dict:
     """End reasons and the distribution of winners per hand (shares of hands)."""
-    h = run.hands
-    n = len(h)
-    return {
-        "hands": n,
-        "end_reasons": {str(k): v / n for k, v in h["end_reason"].astype(str).value_counts().sort_index().items()} if n else {},
-        "winners_per_hand": {int(k): v / n for k, v in h["winners"].value_counts().sort_index().items()} if n else {},
-        "mean_turns": float(h["turns"].mean()) if n else math.nan,
-        "mean_tiles_left": float(h["tiles_left"].mean()) if n else math.nan,
-    }
+    return totals(run).overview()
 
 
-def patterns(run: Run, by: str = "strategy") -> pd.DataFrame:
-    """Per strategy (or seat): wins, the share of wins with each pattern, and the mean base."""
-    w = run.wins
-    if by == "strategy":
-        names = run.seats[["hand", "seat", "strategy"]].copy()
-        names["strategy"] = names["strategy"].astype(str)
-        w = w.merge(names, on=["hand", "seat"], how="left")
-    rows = []
-    for value, g in w.groupby(by, sort=True, observed=True):
-        row = {by: value, "wins": len(g), "mean_base": float(g["base"].mean()), "mean_paid": float(g["paid"].mean())}
-        for p in PATTERNS:
-            row[p] = float((g[p] > 0).mean())
-        rows.append(row)
-    return pd.DataFrame(rows)
+def patterns(run, by: str = "strategy") -> pd.DataFrame:
+    """Per strategy (or seat): wins (every win, not only first ones), the share of wins with each
+    pattern, the mean base and the mean amount paid per win."""
+    return totals(run, by).patterns()
+
+
+NET_REASONS = NET_COLUMNS  # the seats table's net-by-reason columns

@@ -313,12 +313,22 @@ def _progress_printer(label: str):
     return show
 
 
-def _format_summary(run, by: str) -> str:
+def _totals(run_dir, by: str):
+    """The run's streamed totals (``analysis.totals``), errors as one line."""
+    from simcore import analysis, io as rio
+
+    try:
+        return rio.read_manifest(run_dir), analysis.totals(run_dir, by)
+    except (ValueError, OSError) as exc:
+        raise CliError(_one_line(exc)) from None
+
+
+def _format_summary(run_dir, by: str) -> str:
     from simcore import analysis
 
-    table = analysis.summarize(run, by=by)
-    over = analysis.run_overview(run)
-    m = run.manifest
+    m, totals = _totals(run_dir, by)
+    table = totals.summary()
+    over = totals.overview()
     cfg = m["config"]
     lines = [f"run: {m['hands']:,} hands ({cfg['mode']}), rules {cfg['rules']['preset']}, seed {cfg['seed']}, "
              f"{m['chunks']} chunks{'' if m.get('complete') else ' (incomplete: rerun the simulate command to finish)'}"]
@@ -337,7 +347,7 @@ def _format_summary(run, by: str) -> str:
                      f"{r['pig_rate_checked']:.2e} per checked seat-hand [{r['pig_checked_low']:.2e}, {r['pig_checked_high']:.2e}]")
         lines.append(f"  ready at the draw {r['ready_rate']:.3f}")
         lines.append("  net by reason: " + ", ".join(f"{k[4:]} {r[k]:+.3f}" for k in analysis.NET_REASONS))
-    pat = analysis.patterns(run, by=by)
+    pat = totals.patterns()
     if len(pat):
         lines.append("")
         lines.append("patterns (share of wins) and mean base of wins:")
@@ -348,15 +358,13 @@ def _format_summary(run, by: str) -> str:
     return "\n".join(lines)
 
 
-def _summary_json(run, by: str) -> dict:
-    from simcore import analysis
-
+def _summary_json(run_dir, by: str) -> dict:
     def clean(records):
         return [{k: (None if isinstance(v, float) and v != v else v) for k, v in r.items()} for r in records]
 
-    return {"manifest": run.manifest, "overview": analysis.run_overview(run),
-            "by": by, "summary": clean(analysis.summarize(run, by=by).to_dict("records")),
-            "patterns": clean(analysis.patterns(run, by=by).to_dict("records"))}
+    m, totals = _totals(run_dir, by)
+    return {"manifest": m, "overview": totals.overview(), "by": by, "summary": clean(totals.summary().to_dict("records")),
+            "patterns": clean(totals.patterns().to_dict("records"))}
 
 
 @main.command("simulate")
@@ -391,7 +399,6 @@ def simulate_cmd(rules_spec, sets, n_hands, n_matches, seed, seats_spec, out, wo
         sichuan simulate --rules flow --seats greedy,efficient,efficient,efficient --hands 200000 --out runs/g1
         sichuan simulate --rules kawu --matches 10000 --out runs/kawu-matches
     """
-    from simcore import analysis
     from simcore.runner import RunConfig, RunError, run
 
     if (n_hands is None) == (n_matches is None):
@@ -412,7 +419,7 @@ def simulate_cmd(rules_spec, sets, n_hands, n_matches, seed, seats_spec, out, wo
         rate = t.get("last_session_hands_per_second")
         click.echo(f"wrote {out}: {manifest['hands']:,} hands in {t['last_session_seconds']:.1f} s"
                    + (f" ({rate:,.0f} hands/s)" if rate else " (already complete)"))
-        click.echo(_format_summary(analysis.load(out), "strategy"))
+        click.echo(_format_summary(out, "strategy"))
 
 
 @main.command("summarize")
@@ -427,16 +434,59 @@ def summarize_cmd(run_dir, by, as_json):
     intervals (per seat-hand and per checked seat-hand), ready-at-draw rate, net by reason;
     the run's end reasons and winners per hand; the share of wins with each fan pattern.
     """
+    if as_json:
+        click.echo(json.dumps(_summary_json(run_dir, by), indent=2, default=str))
+    else:
+        click.echo(_format_summary(run_dir, by))
+
+
+@main.command("sql")
+@click.argument("run_dir", metavar="RUN_DIR")
+@click.argument("query", metavar="QUERY")
+@click.option("--csv", "as_csv", is_flag=True, help="Print the result as CSV.")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON (a list of rows).")
+@click.option("--max-rows", default=100, show_default=True, type=click.IntRange(min=1),
+              help="Rows printed as a table (CSV and JSON print every row).")
+def sql_cmd(run_dir, query, as_csv, as_json, max_rows):
+    """Run an SQL query (DuckDB) over a run's tables, however big the run.
+
+    The views hands, seats, payments and wins read the run's complete chunks only, straight from
+    its Parquet shards; columns are those of the README's column reference.
+
+    \b
+    Examples:
+        sichuan sql runs/big "SELECT count(*) FROM hands"
+        sichuan sql runs/big "SELECT strategy, avg(flower_pig::int) AS pig_rate FROM seats GROUP BY ALL"
+        sichuan sql runs/big "SELECT reason, sum(amount) FROM payments GROUP BY ALL ORDER BY 2 DESC" --csv
+    """
     from simcore import analysis
 
+    if as_csv and as_json:
+        raise CliError("choose one of --csv and --json")
     try:
-        run = analysis.load(run_dir)
+        con = analysis.sql(run_dir)
     except (ValueError, OSError) as exc:
         raise CliError(_one_line(exc)) from None
-    if as_json:
-        click.echo(json.dumps(_summary_json(run, by), indent=2, default=str))
+    import duckdb
+
+    try:
+        rel = con.sql(query)
+        if rel is None:
+            raise CliError("the query returned no result; give a SELECT (the run's views are read-only)")
+        df = rel.df()
+    except duckdb.Error as exc:
+        raise CliError(f"query failed: {_one_line(exc)}") from None
+    if as_csv:
+        click.echo(df.to_csv(index=False), nl=False)
+    elif as_json:
+        click.echo(df.to_json(orient="records", date_format="iso"))
     else:
-        click.echo(_format_summary(run, by))
+        import pandas as pd
+
+        with pd.option_context("display.max_rows", max_rows, "display.max_columns", None, "display.width", 200):
+            click.echo(df.to_string(index=False, max_rows=max_rows))
+        if len(df) > max_rows:
+            click.echo(f"({len(df):,} rows; --csv or --json prints them all)")
 
 
 @main.command("strategies")

@@ -306,3 +306,51 @@ def test_list_names_the_shipped_experiments():
     out = run_cli("experiment", "list").output
     for name in SHIPPED:
         assert name in out
+
+
+# -- the streamed reports equal the whole-table ones -------------------------------------------
+
+def _close(got, want, where=""):
+    if isinstance(want, dict):
+        assert set(got) == set(want), f"{where}: {sorted(set(got) ^ set(want))}"
+        for k in want:
+            _close(got[k], want[k], f"{where}.{k}")
+    elif isinstance(want, list):
+        assert len(got) == len(want), where
+        for i, (g, w) in enumerate(zip(got, want)):
+            _close(g, w, f"{where}[{i}]")
+    elif isinstance(want, float) and not isinstance(want, bool):
+        assert got is not None and abs(got - want) <= 1e-9 * max(abs(want), 1e-12), f"{where}: {got} != {want}"
+    else:
+        assert got == want, f"{where}: {got!r} != {want!r}"
+
+
+@pytest.mark.parametrize("name", ["exchange", "void", "flower-pigs", "battle-vs-flow"])
+def test_streamed_reports_equal_the_whole_table_ones(exps, name):
+    import cells_oracle
+    import duplicate_oracle
+
+    from experiments.cells import cells_report
+    from experiments.duplicate import comparison
+
+    d = exps / name
+    if name in ("exchange", "void"):
+        _close(comparison(d), duplicate_oracle.comparison(d), name)
+    else:
+        _close(cells_report(d), cells_oracle.cells_report(d), name)
+
+
+def test_blocks_that_span_chunks_count_once(tmp_path):
+    """Independent hands cut into chunks that split an 8-hand block: the block's totals are
+    carried across the chunk boundary, exactly as the whole table counts them."""
+    import cells_oracle
+
+    from experiments.cells import cell_stats
+    from simcore.rules import preset
+    from simcore.runner import RunConfig, run
+
+    out = tmp_path / "blocks"
+    run(out, RunConfig(preset("flow"), ("efficient+exchange=shortest+void=random",) * 4, 5, "hands", 2003, 300),
+        workers=1)
+    sections = ["pigs", "spread", "matches", "reasons"]
+    _close(cell_stats(out, sections, 20, 2003), cells_oracle.cell_stats(out, sections, 20, 2003), "blocks")

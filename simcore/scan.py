@@ -1,0 +1,128 @@
+"""Reading a run shard by shard: the complete chunks only, the columns asked for, a few chunks
+in memory at a time (ARCHITECTURE.md: Run directories).
+
+Every analysis the project ships goes through :func:`scan`, so its memory is a few shards'
+worth whatever the run's size. A chunk's four shards hold the same hands, so a function given
+one chunk sees every seat, win and payment of its hands.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import os
+from pathlib import Path
+from typing import Callable, Iterator
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from . import io as rio
+
+
+class CorruptShardError(ValueError):
+    """A shard that cannot be read; the message names the file and how to repair the run."""
+
+
+def resume_command(run_dir: Path, manifest: dict) -> str:
+    """The ``sichuan simulate`` command that resumes the run in ``run_dir`` (it plays the
+    missing and corrupt chunks again)."""
+    from .rules import preset
+    from .runner import DEFAULT_CHUNK_HANDS
+
+    cfg = manifest.get("config", {})
+    parts = ["sichuan simulate"]
+    rules = cfg.get("rules", {})
+    name = rules.get("preset", "battle")
+    if name != "battle":
+        parts.append(f"--rules {name}")
+    try:
+        base = preset(name).options()
+        for key, value in rules.get("options", {}).items():
+            if base.get(key) != value:
+                parts.append(f"--set {key}={str(value).lower() if isinstance(value, bool) else value}")
+    except ValueError:
+        pass
+    seats = cfg.get("seats") or []
+    if seats:
+        parts.append(f"--seats '{seats[0] if len(set(seats)) == 1 else ','.join(seats)}'")
+    parts.append(f"--{'matches' if cfg.get('mode') == 'matches' else 'hands'} {cfg.get('n')}")
+    parts.append(f"--seed {cfg.get('seed', 0)}")
+    if cfg.get("chunk_hands", DEFAULT_CHUNK_HANDS) != DEFAULT_CHUNK_HANDS:
+        parts.append(f"--chunk-hands {cfg['chunk_hands']}")
+    parts.append(f"--out {run_dir}")
+    return " ".join(parts)
+
+
+def chunks(run_dir) -> list[int]:
+    """The run's complete chunks (all four shards present), in order."""
+    return sorted(rio.complete_chunks(Path(run_dir)))
+
+
+def shard_paths(run_dir, table: str) -> list[Path]:
+    """The shards of ``table`` that belong to complete chunks, in chunk order."""
+    run_dir = Path(run_dir)
+    return [run_dir / table / rio.shard_name(c) for c in chunks(run_dir)]
+
+
+def read_shard(path: Path, columns=None, manifest: dict | None = None) -> pa.Table:
+    """One shard's columns; a shard that cannot be read is a :class:`CorruptShardError`."""
+    try:
+        return pq.read_table(path, columns=columns, use_threads=False)
+    except (OSError, pa.ArrowException, ValueError) as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        hint = ""
+        if manifest is not None:
+            hint = (f"; move it away and resume the run to play its chunk again: "
+                    f"{resume_command(path.parent.parent, manifest)}")
+        raise CorruptShardError(f"corrupt shard {path}: {first}{hint}") from None
+
+
+def default_threads() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not Linux
+        return os.cpu_count() or 1
+
+
+def scan(run_dir, columns: dict[str, list[str] | None], fn: Callable[[int, dict], object],
+         threads: int | None = None, manifest: dict | None = None) -> Iterator:
+    """``fn(chunk, {table: pa.Table})`` for every complete chunk, with the given columns of each
+    table; yields the results in chunk order. Chunks are read and processed on ``threads``
+    threads (pyarrow and numpy release the GIL), at most two per thread in memory at once."""
+    run_dir = Path(run_dir)
+    return scan_runs([run_dir], columns, lambda c, tables: fn(c, tables[run_dir]), threads,
+                     {run_dir: manifest} if manifest is not None else None)
+
+
+def scan_runs(run_dirs, columns: dict[str, list[str] | None], fn: Callable[[int, dict], object],
+              threads: int | None = None, manifests: dict | None = None) -> Iterator:
+    """As :func:`scan`, over several runs of the same hands and chunks together (an experiment's
+    runs): ``fn(chunk, {run_dir: {table: pa.Table}})`` for every chunk complete in all of them."""
+    run_dirs = [Path(d) for d in dict.fromkeys(run_dirs)]
+    manifests = {d: (manifests or {}).get(d) or rio.read_manifest(d) for d in run_dirs}
+    todo = sorted(set.intersection(*(set(chunks(d)) for d in run_dirs))) if run_dirs else []
+
+    def one(c: int):
+        tables = {d: {name: read_shard(d / name / rio.shard_name(c), cols, manifests[d])
+                      for name, cols in columns.items()} for d in run_dirs}
+        return fn(c, tables)
+
+    threads = threads or default_threads()
+    if threads == 1 or len(todo) <= 1:
+        for c in todo:
+            yield one(c)
+        return
+    with cf.ThreadPoolExecutor(threads, thread_name_prefix="sichuan-scan") as pool:
+        window = 2 * threads
+        futures = [pool.submit(one, c) for c in todo[:window]]
+        nxt = window
+        try:
+            while futures:
+                fut = futures.pop(0)
+                if nxt < len(todo):
+                    futures.append(pool.submit(one, todo[nxt]))
+                    nxt += 1
+                yield fut.result()
+        finally:
+            for f in futures:
+                f.cancel()

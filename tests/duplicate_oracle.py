@@ -1,0 +1,146 @@
+"""The duplicate report as computed before it streamed (the oracle of tests/test_experiments.py).
+
+Duplicate comparisons: per-wall scores of each arm and paired differences against a baseline.
+
+Arm A in rotation r is a normal run with the field at every seat except seat r, where A sits;
+every run of the experiment has the same seed and hands, so hand g of every run is dealt from
+the same wall by the same dealer (wall g depends only on (seed, g)).
+
+- Score of arm A on wall g: ``s_A(g) = mean over r of A's net at seat r in rotation r``.
+- Paired difference: ``d(g) = s_A(g) - s_B(g)`` for the baseline B; reported as the mean over
+  walls with a normal 95% interval ``mean(d) +- 1.96 sd(d) / sqrt(walls)``.
+- Unpaired reference: with the same hands but independent walls, each arm would average 4
+  independent seat-hands per wall-equivalent, so ``var_unpaired = (var_A + var_B) / 4`` where
+  ``var_X`` is the variance of X's single-seat net per hand, pooled over its rotations.
+- Variance removed by pairing: ``1 - var(d) / var_unpaired``.
+- Walls needed for a 95% interval of full width W: ``ceil((2 * 1.96 * sd(d) / W) ** 2)``;
+  hands needed: ``walls * 4 * arms`` (every arm plays every wall in four rotations).
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from simcore.analysis import Z95
+
+from experiments.execute import ExperimentError, check_complete, read_manifest, run_dirs
+
+
+class _Loaded:
+    def __init__(self, manifest, tables):
+        self.manifest = manifest
+        for k, v in tables.items():
+            setattr(self, k, v)
+
+
+def load_complete_run(run_dir, columns, expect_hands):
+    """The run loaded whole by plain ``to_pandas``, as the reports once did."""
+    from summary_oracle import load_whole
+
+    manifest = check_complete(run_dir, expect_hands)
+    whole = load_whole(run_dir)
+    return _Loaded(manifest, {k: v[columns[k]] if k in columns else v for k, v in whole.items()})
+
+
+DEFINITIONS = [
+    "score of an arm on a wall = mean over the 4 rotations of the arm's net at its seat (points per hand)",
+    "diff = mean over walls of (arm score - baseline score), 95% normal interval over walls (paired on the wall)",
+    "var removed = 1 - var(diff per wall) / var_unpaired, var_unpaired = (var_arm_seat + var_base_seat) / 4: "
+    "unpaired play with the same hands averages 4 independent seat-hands per arm per wall",
+    "walls needed for a 95% interval of full width W = ceil((2 * 1.96 * sd(diff) / W)^2); hands = walls * 4 * arms",
+]
+
+_COLS = {"seats": ["hand", "seat", "net"], "hands": ["hand"], "payments": ["hand"], "wins": ["hand"]}
+
+
+def _load_seats(run_dir: Path, expect_hands: int) -> pd.DataFrame:
+    return load_complete_run(run_dir, _COLS, expect_hands).seats
+
+
+def seat_nets(exp_dir, manifest: dict | None = None) -> dict[str, pd.DataFrame]:
+    """Per arm: a DataFrame indexed by wall (hand) with columns 0-3, the arm's net at seat r in
+    rotation r."""
+    exp_dir = Path(exp_dir)
+    manifest = manifest or read_manifest(exp_dir)
+    if manifest["spec"]["kind"] != "duplicate":
+        raise ExperimentError(f"{exp_dir} holds a {manifest['spec']['kind']} experiment, not a duplicate one")
+    hands = int(manifest["hands"])
+    cache: dict[Path, pd.DataFrame] = {}
+    out = {}
+    for arm, dirs in run_dirs(exp_dir, manifest).items():
+        cols = {}
+        for r, d in enumerate(dirs):
+            if d not in cache:
+                cache[d] = _load_seats(d, hands)
+            s = cache[d]
+            cols[r] = s.loc[s["seat"] == r, ["hand", "net"]].set_index("hand")["net"].astype(np.int64)
+        out[arm] = pd.DataFrame(cols).sort_index()
+    return out
+
+
+def scores(exp_dir, manifest: dict | None = None) -> pd.DataFrame:
+    """Per-wall scores: index wall (hand), one column per arm (mean over its four rotations)."""
+    nets = seat_nets(exp_dir, manifest)
+    return pd.DataFrame({arm: df.mean(axis=1) for arm, df in nets.items()})
+
+
+def _f(x) -> float | None:
+    x = float(x)
+    return None if math.isnan(x) or math.isinf(x) else x
+
+
+def _walls_for(sd: float, width: float) -> int:
+    return int(math.ceil((2 * Z95 * sd / width) ** 2)) if sd > 0 else 0
+
+
+def comparison(exp_dir, width: float | None = None, manifest: dict | None = None) -> dict:
+    """The comparison table of a duplicate experiment as a JSON-ready dict."""
+    exp_dir = Path(exp_dir)
+    manifest = manifest or read_manifest(exp_dir)
+    spec = manifest["spec"]
+    width = float(width if width is not None else spec.get("width", 0.1))
+    nets = seat_nets(exp_dir, manifest)
+    sc = pd.DataFrame({arm: df.mean(axis=1) for arm, df in nets.items()})
+    walls = len(sc)
+    n_arms = len(nets)
+    base = spec["baseline"]
+    var_seat = {arm: float(np.var(df.to_numpy().ravel(), ddof=1)) if walls > 1 else math.nan for arm, df in nets.items()}
+    rows = []
+    for a in spec["arms"]:
+        arm = a["name"]
+        s = sc[arm].to_numpy()
+        d = s - sc[base].to_numpy()
+        mean_s = float(s.mean())
+        sd_s = float(s.std(ddof=1)) if walls > 1 else math.nan
+        mean_d = float(d.mean())
+        sd_d = float(d.std(ddof=1)) if walls > 1 else math.nan
+        half = Z95 * sd_d / math.sqrt(walls) if walls > 1 else math.nan
+        var_unp = (var_seat[arm] + var_seat[base]) / 4
+        half_unp = Z95 * math.sqrt(var_unp / walls) if walls > 1 else math.nan
+        removed = 1 - sd_d ** 2 / var_unp if var_unp > 0 else math.nan
+        walls_needed = _walls_for(sd_d, width) if walls > 1 else None
+        walls_unp = _walls_for(math.sqrt(var_unp), width) if walls > 1 else None
+        rows.append({
+            "arm": arm, "seat": a["seat"], "rules": a.get("rules_label", a["rules"]["preset"]),
+            "baseline": arm == base,
+            "score": _f(mean_s), "score_low": _f(mean_s - Z95 * sd_s / math.sqrt(walls)) if walls > 1 else None,
+            "score_high": _f(mean_s + Z95 * sd_s / math.sqrt(walls)) if walls > 1 else None,
+            "var_seat": _f(var_seat[arm]),
+            "diff": _f(mean_d), "diff_low": _f(mean_d - half), "diff_high": _f(mean_d + half),
+            "sd_diff": _f(sd_d), "var_unpaired": _f(var_unp), "unpaired_half_width": _f(half_unp),
+            "variance_removed": _f(removed),
+            "walls_needed": walls_needed, "hands_needed": None if walls_needed is None else walls_needed * 4 * n_arms,
+            "walls_needed_unpaired": walls_unp,
+            "hands_needed_unpaired": None if walls_unp is None else walls_unp * 4 * n_arms,
+        })
+    return {
+        "kind": "duplicate", "name": spec["name"], "description": spec.get("description", ""),
+        "seed": manifest["seed"], "walls": walls, "hands_per_arm": walls * 4, "arms": n_arms,
+        "hands_played": sum(int(c["n"]) for c in manifest["runs"].values()),
+        "field": spec["field"], "baseline": base, "width": width,
+        "rows": rows, "definitions": DEFINITIONS,
+    }
