@@ -48,8 +48,7 @@ class Run:
 
 _PANDAS_NULLABLE = {pa.int8(): pd.Int8Dtype(), pa.int16(): pd.Int16Dtype(), pa.int32(): pd.Int32Dtype(),
                     pa.int64(): pd.Int64Dtype(), pa.bool_(): pd.BooleanDtype()}
-# the columns io.COLUMNS documents as nullable
-NULLABLE = {t: {name for name, typ, _ in cols if "null" in typ} for t, cols in rio.COLUMNS.items()}
+NULLABLE = rio.NULLABLE  # the columns io.COLUMNS documents as nullable
 
 
 def to_pandas(table: pa.Table, name: str) -> pd.DataFrame:
@@ -454,9 +453,10 @@ def totals(run, by: str = "strategy", threads: int | None = None) -> Totals:
         if tables["hands"].num_rows:
             overview = _hand_partial(tables["hands"])
         return Totals(by, groups, overview)
-    from .scan import scan
+    from .scan import check_footers, scan
 
     manifest = rio.read_manifest(run)
+    check_footers(run, manifest)  # a corrupt shard of any table is reported, not only of those read
     labels = list(manifest["config"]["seats"])  # a run's seat s plays the same strategy every hand
 
     def one(chunk, t):

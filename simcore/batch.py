@@ -66,24 +66,27 @@ _REUSE = threading.local()
 
 
 def _outputs(rows: int, win_cap: int, pay_cap: int, match_mode: bool):
-    """Output arrays for a batch: the previous batch's of this thread when they have the same
-    shape and nothing refers to them any more (the caller dropped that result), else new ones.
-    New arrays cost the kernel a page fault on every 4 KB it first writes, about 8% of a greedy
-    batch of 100,000 hands. The kernel writes every field of a played hand's hand and seat
-    rows, so reused ones are zeroed only in match mode (an error can leave the rest of a match
-    unplayed); win and payment slots never are: only the slots below a hand's counts are
+    """Output arrays for a batch: an earlier batch's of this thread when they have the same shape
+    and nothing refers to them any more (the caller dropped that result), else new ones. Two
+    sets are kept, so a runner that writes one chunk while the next one plays reuses them in
+    turn. New arrays cost the kernel a page fault on every 4 KB it first writes, about 8% of a
+    greedy batch of 100,000 hands. The kernel writes every field of a played hand's hand and
+    seat rows, so reused ones are zeroed only in match mode (an error can leave the rest of a
+    match unplayed); win and payment slots never are: only the slots below a hand's counts are
     results, and the kernel writes those whole."""
     key = (rows, win_cap, pay_cap)
-    kept = getattr(_REUSE, "last", None)
-    if kept is not None and kept[0] == key and all(sys.getrefcount(a) <= 3 for a in kept[1]):
-        arrays = kept[1]  # referenced only by ``kept``, the loop variable and getrefcount's argument
-        if match_mode:
-            arrays[0].fill(0)
-            arrays[1].fill(0)
-        return arrays
-    _REUSE.last = None  # let the old arrays go before the new ones are made
+    kept = getattr(_REUSE, "sets", [])
+    for entry in kept:
+        # referenced only by ``entry``, the loop variable and getrefcount's argument
+        if entry[0] == key and all(sys.getrefcount(a) <= 3 for a in entry[1]):
+            arrays = entry[1]
+            if match_mode:
+                arrays[0].fill(0)
+                arrays[1].fill(0)
+            return arrays
+    _REUSE.sets = kept = [e for e in kept if e[0] == key][-1:]  # let the others go before new ones are made
     arrays = _alloc(rows, win_cap, pay_cap)
-    _REUSE.last = (key, arrays)
+    kept.append((key, arrays))
     return arrays
 
 

@@ -463,15 +463,85 @@ def _big_run(ctx: Context, figs: Figures, tmp: TempDirs) -> None:
     own = json.loads((Path(out) / "run.json").read_text())["timings"]["last_session_hands_per_second"]
     figs.add("big_rate_runner", "the same by the run's own clock (run.json: no interpreter start-up)", own,
              "hands/s", 0)
-    engine = ctx.latest("engine", "battle_greedy_all")
-    if engine:
-        figs.add("big_vs_engine", "throughput / engine-only greedy on all cores", rate / engine * 100, "%", 1,
-                 at_least(80, "%"))
-    else:
-        log("runs: no engine-only figure yet (run the engine section) -- ratio skipped")
+    engine = _engine_rate("greedy", all_threads())
+    figs.add("big_vs_engine", f"throughput / engine-only greedy on all cores ({engine:,.0f} hands/s, measured now)",
+             rate / engine * 100, "%", 1, at_least(90, "%"))
     _memory_figures(figs, "big", big, r)
+    _summarize_figures(figs, "big", big, out, r.seconds)
     log(f"runs: sichuan simulate --hands {small:,} --seats greedy")
-    _memory_figures(figs, "small", small, run_cli(simulate_args(tmp.new(), small, "--seats", "greedy")))
+    out = tmp.new()
+    r = run_cli(simulate_args(out, small, "--seats", "greedy"))
+    _memory_figures(figs, "small", small, r)
+    _summarize_figures(figs, "small", small, out, r.seconds)
+
+
+def _engine_rate(play: str, threads: int) -> float:
+    """Engine-only hands/s (``run_batch``) of a play at all four seats, battle, in this process."""
+    from simcore.rules import preset
+
+    rate, _, _ = hands_per_second(preset("battle"), seat_fns(play), threads, 2.0)
+    return rate
+
+
+def _summarize_figures(figs: Figures, key: str, hands: int, out: str, simulate_seconds: float) -> None:
+    """``sichuan summarize`` of the run just written: wall time against the time simulate took to
+    write it, and peak memory (the summary streams shard by shard)."""
+    log(f"runs: sichuan summarize of the {hands:,}-hand run")
+    r = run_cli(["summarize", out])
+    figs.add(f"{key}_summarize_seconds", f"summarize {hands:,} hands: wall time, whole command", r.seconds, "s", 2)
+    # the targets are for the big run: a small one's summary is mostly the interpreter's start-up
+    figs.add(f"{key}_summarize_share", f"summarize {hands:,} hands / the simulate that wrote them",
+             r.seconds / simulate_seconds * 100, "%", 1, at_most(10, "%") if key == "big" else None)
+    figs.add(f"{key}_summarize_mb", f"summarize {hands:,} hands: peak memory", _mb(r.largest_rss), "MB", 0,
+             at_most(1024, "MB"))
+
+
+def _one_worker(ctx: Context, figs: Figures, tmp: TempDirs) -> None:
+    """One worker, one numba thread: the engine plays a chunk while a writer thread writes the
+    previous one, so the run should go nearly at the engine's speed."""
+    hands = 600_000 if ctx.quick else 3_000_000
+    engine = _engine_rate("greedy", 1)
+    log(f"runs: sichuan simulate --hands {hands:,} --seats greedy --workers 1, NUMBA_NUM_THREADS=1")
+    out = tmp.new()
+    r = run_cli(simulate_args(out, hands, "--seats", "greedy", "--workers", "1"), env={"NUMBA_NUM_THREADS": "1"})
+    figs.add("one_worker_rate", f"simulate {hands:,} greedy hands, 1 worker, 1 numba thread: throughput",
+             hands / r.seconds, "hands/s", 0)
+    figs.add("one_worker_vs_engine", f"the same / engine-only greedy on 1 thread ({engine:,.0f} hands/s, measured now)",
+             hands / r.seconds / engine * 100, "%", 1, at_least(90, "%"))
+
+
+def _write_share(ctx: Context, figs: Figures) -> None:
+    """CPU spent building and writing a chunk's tables against the CPU spent playing it (greedy,
+    the fastest player, 100,000-hand chunks, one thread): what several workers pay on top of
+    play when every core is busy."""
+    from simcore import io as rio
+    from simcore.batch import run_batch
+    from simcore.rules import preset
+
+    rio.keep_freed_memory()
+    nb.set_num_threads(1)
+    fns, rules = seat_fns("greedy"), preset("battle")
+    names = ["greedy+exchange=shortest+void=fewest"] * 4
+    chunks = 3 if ctx.quick else 8
+    run_batch(rules, fns, SEED, 0, 2_000)
+    play = build = write = 0.0
+    with tempfile.TemporaryDirectory(prefix="sichuan-bench-") as d:
+        for c in range(chunks + 1):
+            t0 = time.thread_time()
+            res = run_batch(rules, fns, SEED, c * BATCH_HANDS, BATCH_HANDS)
+            t1 = time.thread_time()
+            tables = rio.batch_tables(res, names)
+            del res
+            t2 = time.thread_time()
+            rio.write_shards(Path(d), c, tables, {}, c * BATCH_HANDS, BATCH_HANDS)
+            t3 = time.thread_time()
+            del tables
+            if c:  # the first chunk warms the output arrays
+                play, build, write = play + t1 - t0, build + t2 - t1, write + t3 - t2
+    figs.add("write_build_ms", "building a chunk's tables (CPU per 100,000 hands)", build / chunks * 1e3, "ms", 1)
+    figs.add("write_encode_ms", "encoding and writing its shards (CPU per 100,000 hands)", write / chunks * 1e3, "ms", 1)
+    figs.add("write_share", "building and writing / playing (CPU, greedy)", (build + write) / play * 100, "%", 1,
+             at_most(10, "%"))
 
 
 def _memory_figures(figs: Figures, key: str, hands: int, r: CliRun) -> None:
@@ -506,6 +576,8 @@ def bench_runs(ctx: Context) -> Figures:
     with TempDirs() as tmp:
         warm_caches(tmp)
         _warm_start(figs, tmp)
+        _write_share(ctx, figs)
+        _one_worker(ctx, figs, tmp)
         _big_run(ctx, figs, tmp)
         _cold_start(figs, tmp)
     return figs
@@ -738,7 +810,11 @@ earlier entry of the same size (full or quick) that has the figure.
   the four rotations of a wall; 95% normal intervals over walls. Wins per hand count every win in
   the hand, whole table, over the arm's four runs.
 - **runs**: `sichuan simulate --quiet` (no summary) in a subprocess after an untimed warm-up run;
-  wall time of the whole command. Memory is sampled every 0.1 s with psutil: the summed RSS of the
+  wall time of the whole command. Its ratios to the engine alone use engine-only figures measured
+  in the same section (one numba thread for the one-worker run, all for the big one); the write
+  share is the CPU time (``time.thread_time``) of building and writing a 100,000-hand chunk's
+  tables against that of playing it, greedy, one thread, over 8 chunks. `sichuan summarize` of
+  the big and the small run is timed as a whole command, against the simulate that wrote it. Memory is sampled every 0.1 s with psutil: the summed RSS of the
   process tree (main process and workers; shared pages count in each, so it errs high) and the
   largest single process. The cold run points `NUMBA_CACHE_DIR` and `SICHUAN_CACHE` at empty
   directories, so everything compiles and the tables are built.

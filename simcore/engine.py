@@ -1554,13 +1554,14 @@ SIG_TRACED = nb.types.void(nb.types.uint8[::1], _FNS, _I64T, _I64T[::1], _I64T[:
                            _OUT2, _OUT3, _OUT3, _OUT3)
 
 
-@nb.njit(SIG_BATCH, cache=True, parallel=True)
+@nb.njit(SIG_BATCH, cache=True, parallel=True, nogil=True)
 def play_batch(tab, R, fns, seed, first, n_items, match_mode, check, hand_out, seat_out, win_out, pay_out):
     """Play ``n_items`` independent hands (global indices first..) or matches (first..) into the
     output rows. Independent hand g is dealt by seat g mod 4. A match plays
     ``hands_per_match`` hands from ``start_points``, seat 0 dealing first, the next dealer by
     RULES.md; its hand j has global index match * hands_per_match + j. Results do not depend
-    on thread count or block size: every hand is reset and seeded by its global index."""
+    on thread count or block size: every hand is reset and seeded by its global index. It
+    releases the GIL, so a writer thread can encode the previous chunk meanwhile."""
     hpm = R[R_HANDS_PER_MATCH] if match_mode else 1
     n_blocks = (n_items + BLOCK - 1) // BLOCK
     win_cap = win_out.shape[1]

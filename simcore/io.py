@@ -223,6 +223,17 @@ COLUMNS: dict[str, list[tuple[str, str, str]]] = {
 }
 
 
+NULLABLE = {t: {name for name, typ, _ in cols if "null" in typ} for t, cols in COLUMNS.items()}
+
+
+def _table(name: str, columns: dict) -> pa.Table:
+    """An Arrow table whose fields are non-nullable except the columns COLUMNS documents as
+    nullable: Parquet then stores the others as required, with no definition levels to encode
+    or decode (a sixth of a shard's writing time)."""
+    fields = [pa.field(k, v.type, nullable=k in NULLABLE[name]) for k, v in columns.items()]
+    return pa.Table.from_arrays(list(columns.values()), schema=pa.schema(fields))
+
+
 def batch_tables(res: BatchResult, strategies: list[str]) -> dict[str, pa.Table]:
     """The four Arrow tables of one batch. The kernels above give each field as a contiguous
     column of its final type; Arrow takes those columns without copying."""
@@ -234,7 +245,7 @@ def batch_tables(res: BatchResult, strategies: list[str]) -> dict[str, pa.Table]
     _hand_columns(hand_out, h8, turns)
     dealer, exdir, end_reason, tiles_left, winners, next_dealer = h8
     match, him = _match_columns(hands, res)
-    t_hands = pa.table({
+    t_hands = _table("hands", {
         "hand": _array(hands),
         "match": match,
         "hand_in_match": him,
@@ -255,7 +266,7 @@ def batch_tables(res: BatchResult, strategies: list[str]) -> dict[str, pa.Table]
     uniq = list(dict.fromkeys(strategies))
     seat_hand = np.repeat(hands, 4)
     match, him = _match_columns(seat_hand, res)
-    t_seats = pa.table({
+    t_seats = _table("seats", {
         "hand": _array(seat_hand),
         "match": match,
         "hand_in_match": him,
@@ -281,7 +292,7 @@ def batch_tables(res: BatchResult, strategies: list[str]) -> dict[str, pa.Table]
     pay_hand, p8, amount = np.empty(total, np.int64), np.empty((3, total), np.int8), np.empty(total, np.int32)
     _payment_columns(np.ascontiguousarray(res.pay), counts, hands, pay_hand, p8, amount)
     payer, payee, reason = p8
-    t_pay = pa.table({
+    t_pay = _table("payments", {
         "hand": _array(pay_hand),
         "payer": _array(payer),
         "payee": _array(payee),
@@ -313,7 +324,7 @@ def batch_tables(res: BatchResult, strategies: list[str]) -> dict[str, pa.Table]
     }
     for i, name in enumerate(PATTERNS):
         cols[name] = _array(w8[4 + i])
-    t_wins = pa.table(cols)
+    t_wins = _table("wins", cols)
     return {"hands": t_hands, "seats": t_seats, "payments": t_pay, "wins": t_wins}
 
 
@@ -328,41 +339,91 @@ _PAGE_ROWS = ({"max_rows_per_page": 1 << 30}
               if "max_rows_per_page" in inspect.signature(pq.ParquetWriter.__init__).parameters else {})
 
 
-def _mostly_zero(col: pa.ChunkedArray) -> bool:
-    """At most one value in 20 non-zero (and no nulls)."""
-    if col.null_count or col.num_chunks != 1:
-        return False
-    return np.count_nonzero(col.chunk(0).to_numpy()) * 20 <= len(col)
-
-
 def _write_options(table: pa.Table) -> dict:
     """Parquet options for a shard: zstd; dictionary encoding for the categories only;
-    statistics only on ``hand`` (readers filter on it). Integer columns are delta-encoded
-    (bit-packed differences: the sorted ``hand`` column costs almost nothing and small
-    values pack to a few bits, faster and smaller than dictionary-encoding them), except
-    mostly-zero ones (rare patterns, rare payments), which zstd squeezes faster as plain values.
-    The encodings change how a shard is stored, never what it reads back as."""
+    statistics only on ``hand`` (readers filter on it). The sorted ``hand`` column is
+    delta-encoded (it costs almost nothing); every other integer column is byte-stream-split
+    (its bytes grouped by position, so zstd sees the high bytes' zeros in runs): against delta
+    encoding it writes 5% faster, reads faster and is 5% smaller, and it needs no look at the
+    data first. The encodings change how a shard is stored, never what it reads back as."""
     cats = [f.name for f in table.schema if pa.types.is_dictionary(f.type)]
-    encoding = {f.name: "PLAIN" if _mostly_zero(table.column(f.name)) else "DELTA_BINARY_PACKED"
+    encoding = {f.name: "DELTA_BINARY_PACKED" if f.name == "hand" else "BYTE_STREAM_SPLIT"
                 for f in table.schema if pa.types.is_integer(f.type)}
     return dict(compression="zstd", use_dictionary=cats, column_encoding=encoding, write_statistics=["hand"],
                 **_PAGE_ROWS)
 
 
+def keep_freed_memory() -> None:
+    """Ask glibc's malloc to keep freed memory for reuse instead of returning it to the system
+    (Linux; elsewhere nothing happens). A chunk's tables allocate the same tens of megabytes
+    every time, and memory fresh from the system costs a page fault per 4 KB: half of building a
+    chunk's tables. Called once by the processes that play and write runs."""
+    global _KEPT
+    if _KEPT:
+        return
+    _KEPT = True
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL("libc.so.6")
+        m_trim_threshold, m_mmap_threshold = -1, -3
+        libc.mallopt(m_mmap_threshold, 1 << 30)
+        libc.mallopt(m_trim_threshold, 1 << 31)
+    except (OSError, AttributeError):
+        pass
+
+
+_KEPT = False
+
+
+class ShardWriteError(OSError):
+    """A chunk's shards could not be written (a full disk, say): its number and the cause's
+    errno and message. Nothing of the chunk is left visible."""
+
+    def __init__(self, chunk: int, errno_: int | None, strerror: str):
+        super().__init__(errno_, strerror)
+        self.chunk = chunk
+
+    def __reduce__(self):  # crosses process boundaries (worker processes, Dask)
+        return (ShardWriteError, (self.chunk, self.errno, self.strerror))
+
+
 def write_shards(run_dir: Path, chunk: int, tables: dict[str, pa.Table], config: dict, first: int, count: int) -> None:
-    """Write a chunk's four shards, each under a dot-name first and renamed when complete."""
+    """Write a chunk's four shards, each under a dot-name first and renamed when all four are
+    complete. On an error the dot-files are removed and :class:`ShardWriteError` raised; a
+    chunk only part of whose shards were renamed is incomplete (readers skip it, a resumed run
+    plays it again)."""
     meta = json.dumps({"run": config, "chunk": chunk, "first": first, "count": count}).encode()
     tmp_paths = []
-    for name in TABLES:
-        table = tables[name]
-        table = table.replace_schema_metadata({**(table.schema.metadata or {}), META_KEY: meta})
-        d = run_dir / name
-        d.mkdir(parents=True, exist_ok=True)
-        tmp = d / f".{shard_name(chunk)}.{os.getpid()}.tmp"
-        pq.write_table(table, tmp, **_write_options(table))
-        tmp_paths.append((tmp, d / shard_name(chunk)))
-    for tmp, final in tmp_paths:
-        os.replace(tmp, final)
+    try:
+        for name in TABLES:
+            table = tables[name]
+            table = table.replace_schema_metadata({**(table.schema.metadata or {}), META_KEY: meta})
+            d = run_dir / name
+            d.mkdir(parents=True, exist_ok=True)
+            tmp = d / f".{shard_name(chunk)}.{os.getpid()}.tmp"
+            tmp_paths.append((tmp, d / shard_name(chunk)))
+            pq.write_table(table, tmp, **_write_options(table))
+        for tmp, final in tmp_paths:
+            os.replace(tmp, final)
+    except OSError as exc:
+        for tmp, _ in tmp_paths:
+            try:
+                tmp.unlink(missing_ok=True)
+            except OSError:
+                pass
+        detail = exc.strerror or str(exc).split("Detail:")[-1].strip() or type(exc).__name__
+        raise ShardWriteError(chunk, exc.errno, detail) from None
+
+
+def shard_footer(path: Path) -> tuple[dict, int]:
+    """A shard's own record of its run and hand range, and its row count, from its footer alone
+    (raises on a corrupt or truncated file)."""
+    f = pq.ParquetFile(path)
+    try:
+        return json.loads((f.schema_arrow.metadata or {})[META_KEY]), f.metadata.num_rows
+    finally:
+        f.close()
 
 
 def shard_meta(path: Path) -> dict:

@@ -14,6 +14,7 @@ import concurrent.futures as cf
 import logging
 import multiprocessing
 import os
+import queue
 import threading
 import time
 from dataclasses import dataclass
@@ -80,19 +81,6 @@ class RunConfig:
         return RunConfig(rules, tuple(d["seats"]), int(d["seed"]), d["mode"], int(d["n"]), int(d["chunk_hands"]))
 
 
-class InlineExecutor(cf.Executor):
-    """Runs each task in the calling thread when submitted: no process start-up, for small
-    runs and ``--workers 1``."""
-
-    def submit(self, fn, /, *args, **kwargs):
-        fut: cf.Future = cf.Future()
-        try:
-            fut.set_result(fn(*args, **kwargs))
-        except BaseException as exc:  # delivered through the future, like a real executor
-            fut.set_exception(exc)
-        return fut
-
-
 def cpu_count() -> int:
     try:
         return len(os.sched_getaffinity(0))
@@ -109,28 +97,92 @@ def _trace_hint(run_dir: Path, hand: int) -> str:
 _NUMBA_LOCK = threading.Lock()
 
 
-def play_chunk(run_dir: str, config: dict, chunk: int, first: int, count: int, threads: int, check: bool) -> dict:
-    """One task: play a chunk and write its shards; returns only a small record. Runs in a
-    worker process, a Dask worker, or inline."""
-    import numba
-
+def _seat_fns(cfg: RunConfig) -> tuple:
     from strategies.registry import parse_seats, seat_functions
 
-    cfg = RunConfig.from_json(config)
-    seats = parse_seats(",".join(cfg.seats))
-    fns = seat_functions(seats)
-    t0 = time.perf_counter()
+    return seat_functions(parse_seats(",".join(cfg.seats)))
+
+
+def _play(run_dir, cfg: RunConfig, fns: tuple, first: int, count: int, threads: int, check: bool):
+    """The engine's results for a chunk's hands (the GIL is released while it plays)."""
+    import numba
+
+    rio.keep_freed_memory()
     with _NUMBA_LOCK:
         numba.set_num_threads(max(1, min(threads, numba.config.NUMBA_NUM_THREADS)))
-        res = run_batch(cfg.rules, fns, cfg.seed, first, count, cfg.match_mode, check=check,
-                        seat_names=list(cfg.seats), trace_hint=lambda g: _trace_hint(Path(run_dir), g))
-    t1 = time.perf_counter()
+        return run_batch(cfg.rules, fns, cfg.seed, first, count, cfg.match_mode, check=check,
+                         seat_names=list(cfg.seats), trace_hint=lambda g: _trace_hint(Path(run_dir), g))
+
+
+def _write(run_dir, cfg: RunConfig, config: dict, chunk: int, first: int, count: int, res) -> None:
+    """A chunk's results as its four shards."""
     tables = rio.batch_tables(res, list(cfg.seats))
-    n = res.n
-    del res  # the tables do not use the engine's result arrays: free them before writing
+    del res  # the tables do not use the engine's result arrays: the caller's reference is the last
     rio.write_shards(Path(run_dir), chunk, tables, config, first, count)
-    t2 = time.perf_counter()
-    return {"chunk": chunk, "hands": n, "play_seconds": t1 - t0, "write_seconds": t2 - t1}
+
+
+def play_chunk(run_dir: str, config: dict, chunk: int, first: int, count: int, threads: int, check: bool) -> dict:
+    """One task: play a chunk and write its shards; returns only a small record. Runs in a
+    worker process or a Dask worker."""
+    cfg = RunConfig.from_json(config)
+    t0 = time.perf_counter()
+    res = _play(run_dir, cfg, _seat_fns(cfg), first, count, threads, check)
+    n = res.n
+    t1 = time.perf_counter()
+    _write(run_dir, cfg, config, chunk, first, count, res)
+    del res
+    return {"chunk": chunk, "hands": n, "play_seconds": t1 - t0, "write_seconds": time.perf_counter() - t1}
+
+
+def _play_overlapped(run_dir: Path, cfg: RunConfig, todo, threads: int, check: bool, on_chunk) -> None:
+    """One worker: the engine plays chunk c+1 (it releases the GIL) while a writer thread builds
+    and writes chunk c's tables. At most one played chunk waits for the writer, so memory stays
+    two chunks' worth; a writer's error (a full disk) stops the play at the next chunk."""
+    config = cfg.to_json()
+    fns = _seat_fns(cfg)
+    waiting: queue.Queue = queue.Queue(maxsize=1)
+    written: queue.Queue = queue.Queue()
+    failed: list = []
+
+    def writer() -> None:
+        while True:
+            item = waiting.get()
+            if item is None:
+                return
+            if failed:
+                continue  # drain: after a failure nothing more is written
+            c, first, count, res = item
+            del item
+            try:
+                _write(run_dir, cfg, config, c, first, count, res)
+                written.put(count)
+            except BaseException as exc:  # delivered to the playing thread
+                failed.append(exc)
+            del res
+
+    thread = threading.Thread(target=writer, name="sichuan-writer", daemon=True)
+    thread.start()
+
+    def report() -> None:
+        while not written.empty():
+            on_chunk(written.get())
+        if failed:
+            raise failed[0]
+
+    try:
+        for c, first, count in todo:
+            report()
+            res = _play(run_dir, cfg, fns, first, count, threads, check)
+            waiting.put((c, first, count, res))
+            del res
+        waiting.put(None)
+        thread.join()
+        report()
+    except BaseException:
+        failed.append(RunError("stopped"))  # the writer drops what is still queued, then ends
+        waiting.put(None)
+        thread.join(timeout=30)
+        raise
 
 
 class DaskExecutor:
@@ -202,19 +254,40 @@ def _check_existing(d: ManagedDir, cfg: RunConfig) -> dict | None:
     return old
 
 
-def _valid_chunks(run_dir: Path, chunks) -> set[int]:
-    """The chunks whose shards are complete, readable and of this run's hand ranges (a corrupt
-    or foreign shard is played again)."""
+def _write_failure(run_dir: Path, cfg: RunConfig, exc: OSError) -> str:
+    """One line for a write that failed: what, where, how much of the run is safe, what to do."""
+    import errno as errno_
+
+    what = f"chunk {exc.chunk}" if isinstance(exc, rio.ShardWriteError) else rio.MANIFEST
+    n = len(_valid_chunks(run_dir, cfg.chunks(), cfg.hands_per_item))
+    total = len(cfg.chunks())
+    done = f"{n} of {total} chunks are complete"
+    if exc.errno == errno_.ENOSPC:
+        return (f"no space left on device writing {what} of {run_dir}; {done}; free space and run the same "
+                "command again to resume")
+    return (f"cannot write {what} of {run_dir}: {exc.strerror or exc}; {done}; run the same command again "
+            "to resume")
+
+
+def _valid_chunks(run_dir: Path, chunks, hands_per_item: int = 1) -> set[int]:
+    """The chunks whose four shards are all there, readable, of this run's hand range and (hands,
+    seats) of the right length; any other chunk (a corrupt, truncated or foreign shard in any
+    table) is played again."""
     done = rio.complete_chunks(run_dir)
     valid = set()
     for c, first, count in chunks:
-        if c in done:
-            try:
-                meta = rio.shard_meta(run_dir / "hands" / rio.shard_name(c))
-                if meta["first"] == first and meta["count"] == count:
-                    valid.add(c)
-            except Exception:  # a corrupt shard is replayed
-                pass
+        if c not in done:
+            continue
+        rows = {"hands": count * hands_per_item, "seats": 4 * count * hands_per_item}
+        try:
+            for name in rio.TABLES:
+                meta, n = rio.shard_footer(run_dir / name / rio.shard_name(c))
+                if meta["first"] != first or meta["count"] != count or n != rows.get(name, n):
+                    break
+            else:
+                valid.add(c)
+        except Exception:  # a corrupt shard: the chunk is played again
+            pass
     return valid
 
 
@@ -228,18 +301,23 @@ def _play_chunks(run_dir: Path, cfg: RunConfig, todo, executor, own: bool, worke
         n_workers = max(1, min(workers or cpu_count(), len(todo)))
         threads = max(1, cpu_count() // n_workers)
     if own and executor is None:
-        executor = InlineExecutor() if n_workers == 1 else cf.ProcessPoolExecutor(
-            n_workers, mp_context=multiprocessing.get_context("spawn"))
+        if n_workers == 1:
+            try:
+                _play_overlapped(run_dir, cfg, todo, threads, check, on_chunk)
+            except (StrategyAnswerError, InvariantError) as exc:
+                raise RunError(str(exc)) from None
+            return
+        executor = cf.ProcessPoolExecutor(n_workers, mp_context=multiprocessing.get_context("spawn"))
     config = cfg.to_json()
     pending: dict[cf.Future, tuple] = {}
-    queue = list(todo)
+    left = list(todo)
     # one chunk queued behind each running one: a worker that finishes starts its next chunk at
     # once instead of waiting for this loop to hear of it and submit
-    in_flight = n_workers if isinstance(executor, InlineExecutor) else 2 * n_workers
+    in_flight = 2 * n_workers
     try:
-        while queue or pending:
-            while queue and len(pending) < in_flight:
-                c, first, count = queue.pop(0)
+        while left or pending:
+            while left and len(pending) < in_flight:
+                c, first, count = left.pop(0)
                 fut = executor.submit(play_chunk, str(run_dir), config, c, first, count, threads, check)
                 pending[fut] = (c, first, count)
             finished, _ = cf.wait(pending, return_when=cf.FIRST_COMPLETED)
@@ -271,7 +349,7 @@ def run(run_dir: str | os.PathLike, cfg: RunConfig, workers: int | None = None, 
     with ManagedDir(run_dir, "run directory", rio.MANIFEST, ".lock", RunError) as d:
         old = _check_existing(d, cfg)
         chunks = cfg.chunks()
-        valid = _valid_chunks(run_dir, chunks)
+        valid = _valid_chunks(run_dir, chunks, cfg.hands_per_item)
         rio.remove_partial(run_dir, valid)
         todo = [x for x in chunks if x[0] not in valid]
         manifest = {
@@ -301,12 +379,18 @@ def run(run_dir: str | os.PathLike, cfg: RunConfig, workers: int | None = None, 
             own = executor is None
             if own and executor_kind == "dask":
                 executor = DaskExecutor(scheduler, workers)
-            _play_chunks(run_dir, cfg, todo, executor, own, workers, check, on_chunk)
+            try:
+                _play_chunks(run_dir, cfg, todo, executor, own, workers, check, on_chunk)
+            except OSError as exc:
+                raise RunError(_write_failure(run_dir, cfg, exc)) from None
         elapsed = time.perf_counter() - t0
         rio.remove_partial(run_dir, rio.complete_chunks(run_dir))  # temp files of retried tasks
         manifest["complete"] = True
         t = d.end_session(manifest["timings"], elapsed)
         played = sum(count for c, _, count in todo) * cfg.hands_per_item
         t["last_session_hands_per_second"] = round(played / elapsed, 1) if elapsed > 0 and played else None
-        d.write_manifest(manifest)
+        try:
+            d.write_manifest(manifest)
+        except OSError as exc:
+            raise RunError(_write_failure(run_dir, cfg, exc)) from None
         return manifest

@@ -6,7 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 
 from . import io as rio
 from .runner import RunConfig
@@ -14,10 +13,9 @@ from .trace import TracedHand, trace_hand
 
 
 def _rows_of_hand(run_dir: Path, table: str, g: int, columns):
-    import pyarrow.dataset as ds
+    from .analysis import load
 
-    data = ds.dataset(str(run_dir / table), format="parquet")
-    return data.to_table(columns=columns, filter=pc.field("hand") == g).to_pylist()
+    return load(run_dir, tables=[table], columns={table: columns}, filter=pc.field("hand") == g)[table].to_dict("records")
 
 
 def traced_hands_of_run(run_dir, hands, rules_spec=None, sets=(), seed=None, seats_spec=None) -> list[TracedHand]:
@@ -49,4 +47,4 @@ def traced_hands_of_run(run_dir, hands, rules_spec=None, sets=(), seed=None, sea
     return out
 
 
-__all__ = ["traced_hands_of_run", "pq"]
+__all__ = ["traced_hands_of_run"]

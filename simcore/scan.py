@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import os
+import shlex
 from pathlib import Path
 from typing import Callable, Iterator
 
@@ -44,12 +45,12 @@ def resume_command(run_dir: Path, manifest: dict) -> str:
         pass
     seats = cfg.get("seats") or []
     if seats:
-        parts.append(f"--seats '{seats[0] if len(set(seats)) == 1 else ','.join(seats)}'")
+        parts.append(f"--seats {shlex.quote(seats[0] if len(set(seats)) == 1 else ','.join(seats))}")
     parts.append(f"--{'matches' if cfg.get('mode') == 'matches' else 'hands'} {cfg.get('n')}")
     parts.append(f"--seed {cfg.get('seed', 0)}")
     if cfg.get("chunk_hands", DEFAULT_CHUNK_HANDS) != DEFAULT_CHUNK_HANDS:
         parts.append(f"--chunk-hands {cfg['chunk_hands']}")
-    parts.append(f"--out {run_dir}")
+    parts.append(f"--out {shlex.quote(str(run_dir))}")
     return " ".join(parts)
 
 
@@ -64,17 +65,36 @@ def shard_paths(run_dir, table: str) -> list[Path]:
     return [run_dir / table / rio.shard_name(c) for c in chunks(run_dir)]
 
 
+def _corrupt(path: Path, why: str, manifest: dict | None) -> str:
+    hint = ""
+    if manifest is not None:
+        hint = f"; move it away and resume the run to play its chunk again: {resume_command(path.parent.parent, manifest)}"
+    return f"corrupt shard {path}: {why}{hint}"
+
+
 def read_shard(path: Path, columns=None, manifest: dict | None = None) -> pa.Table:
     """One shard's columns; a shard that cannot be read is a :class:`CorruptShardError`."""
     try:
         return pq.read_table(path, columns=columns, use_threads=False)
     except (OSError, pa.ArrowException, ValueError) as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        hint = ""
-        if manifest is not None:
-            hint = (f"; move it away and resume the run to play its chunk again: "
-                    f"{resume_command(path.parent.parent, manifest)}")
-        raise CorruptShardError(f"corrupt shard {path}: {first}{hint}") from None
+        raise CorruptShardError(_corrupt(path, first, manifest)) from None
+
+
+def check_footers(run_dir, manifest: dict | None = None, tables=rio.TABLES) -> None:
+    """Every complete chunk's shards open (their footers read): a truncated or garbled shard of
+    any table is a :class:`CorruptShardError` naming it, even in a table the caller reads no
+    column of. Costs one footer read per shard."""
+    run_dir = Path(run_dir)
+    manifest = manifest if manifest is not None else rio.read_manifest(run_dir)
+    for c in chunks(run_dir):
+        for name in tables:
+            path = run_dir / name / rio.shard_name(c)
+            try:
+                rio.shard_footer(path)
+            except Exception as exc:
+                first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+                raise CorruptShardError(_corrupt(path, first, manifest)) from None
 
 
 def default_threads() -> int:
