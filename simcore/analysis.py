@@ -301,13 +301,8 @@ class _Overview:
                          self.tiles_left + o.tiles_left)
 
 
-def _group_keys(seats: pa.Table, by: str, seat_labels=None) -> tuple[np.ndarray, list]:
-    """Each seat row's group index and the groups' keys, sorted. ``seat_labels``: each seat's
-    strategy when it is the same in every hand (a run's seats), so the strategy column need
-    not be read."""
-    if by == "strategy" and seat_labels is not None:
-        keys = sorted(set(seat_labels))
-        return np.array([keys.index(x) for x in seat_labels], np.int64)[_col(seats, "seat").astype(np.int64)], keys
+def _group_keys(seats: pa.Table, by: str) -> tuple[np.ndarray, list]:
+    """Each seat row's group index and the groups' keys, sorted."""
     if by == "seat":
         s = _col(seats, "seat").astype(np.int64)
         keys = np.unique(s).tolist()
@@ -321,32 +316,61 @@ def _group_keys(seats: pa.Table, by: str, seat_labels=None) -> tuple[np.ndarray,
     return _codes(seats, "strategy", keys), keys
 
 
+def _dictionary(table: pa.Table, name: str, labels) -> tuple[np.ndarray, np.ndarray]:
+    """A string column as (its dictionary indices, the codes in ``labels`` of its dictionary):
+    what lies under a null index is unspecified (read only where the column is valid)."""
+    c = table.column(name)
+    if pa.types.is_dictionary(c.type) and c.num_chunks > 1:
+        c = c.unify_dictionaries()
+    chunk = c.combine_chunks()
+    if not pa.types.is_dictionary(chunk.type):
+        chunk = pc.dictionary_encode(chunk)
+    lut = np.array([labels.index(x) if x in labels else 0 for x in chunk.dictionary.to_pylist()] + [0], np.int64)
+    idx = chunk.indices
+    values = np.frombuffer(idx.buffers()[1], idx.type.to_pandas_dtype(), count=len(idx), offset=idx.offset)
+    return values, lut
+
+
 def _seat_partial(seats: pa.Table, wins: pa.Table | None, by: str, seat_labels=None) -> dict:
     """{key: _Group} of one chunk's seats (and wins, for the patterns). A hand's four seats
-    are in one chunk, so each hand's mean over a strategy's seats is exact here."""
-    gi, keys = _group_keys(seats, by, seat_labels)
-    hand = _col(seats, "hand").astype(np.int64)
-    h0 = int(hand.min()) if len(hand) else 0
-    hi = hand - h0
-    n_hands = int(hi.max()) + 1 if len(hi) else 0
+    are in one chunk, so each hand's mean over a strategy's seats is exact here. With
+    ``seat_labels`` (a run directory's shards) the rows are in hand then seat order, four a
+    hand, as ``io.write_shards`` writes them, so neither the hand nor the seat column is read."""
+    n = seats.num_rows
+    if seat_labels is not None:
+        keys = sorted(set(seat_labels)) if by == "strategy" else list(range(4))
+        of_seat = np.array([keys.index(x) for x in seat_labels] if by == "strategy" else range(4), np.int64)
+        hi = np.arange(n, dtype=np.int64) // 4
+        gi = of_seat[np.arange(n, dtype=np.int64) % 4]
+        n_hands = n // 4
+    else:
+        gi, keys = _group_keys(seats, by)
+        hand = _col(seats, "hand").astype(np.int64)
+        h0 = int(hand.min()) if n else 0
+        hi = hand - h0
+        n_hands = int(hi.max()) + 1 if n else 0
     n_groups = len(keys)
     sums = np.zeros(n_hands * n_groups, np.float64)
     counts = np.zeros(n_hands * n_groups, np.int64)
     out = np.zeros((n_groups, tally.N_SEAT_COUNTERS), np.int64)
     out_reasons = np.zeros((n_groups, len(NET_COLUMNS)), np.int64)
-    reasons = np.stack([_col(seats, c) for c in NET_COLUMNS])
+    reasons = tuple(_col(seats, c).astype(np.int32, copy=False) for c in NET_COLUMNS)
     won = seats.column("fan").is_valid().to_numpy()  # a first win's fan is there exactly when the seat won
-    tally.seat_tally(hi, gi, n_groups, n_hands, _col(seats, "net"), won,
-                     _codes(seats, "win_kind", list(WIN_KINDS)), SELF_DRAWN, _values(seats, "fan"), _values(seats, "base"),
-                     _flag(seats, "flower_pig"), _flag(seats, "ready"), reasons, sums, counts, out, out_reasons)
+    kind, kind_code = _dictionary(seats, "win_kind", list(WIN_KINDS))
+    tally.seat_tally(hi, gi, n_groups, _col(seats, "net"), won, kind, kind_code, SELF_DRAWN, _values(seats, "fan"),
+                     _values(seats, "base"), _flag(seats, "flower_pig"), _flag(seats, "ready"), reasons, sums, counts,
+                     out, out_reasons)
     win_out = np.zeros((n_groups, 3), np.int64)
     pat_out = np.zeros((n_groups, len(PATTERNS)), np.int64)
     if wins is not None and wins.num_rows:
-        lookup = np.full(n_hands * 4, -1, np.int64)
-        lookup[hi * 4 + _col(seats, "seat").astype(np.int64)] = gi
-        wg = lookup[(_col(wins, "hand").astype(np.int64) - h0) * 4 + _col(wins, "seat").astype(np.int64)]
-        tally.win_tally(wg, _col(wins, "base"), _col(wins, "paid"), np.stack([_col(wins, p) for p in PATTERNS]),
-                        win_out, pat_out)
+        if seat_labels is not None:
+            wg = of_seat[_col(wins, "seat").astype(np.int64)]
+        else:
+            lookup = np.full(n_hands * 4, -1, np.int64)
+            lookup[hi * 4 + _col(seats, "seat").astype(np.int64)] = gi
+            wg = lookup[(_col(wins, "hand").astype(np.int64) - h0) * 4 + _col(wins, "seat").astype(np.int64)]
+        tally.win_tally(wg, _col(wins, "base"), _col(wins, "paid"),
+                        tuple(_col(wins, p).astype(np.int8, copy=False) for p in PATTERNS), win_out, pat_out)
     parts = {}
     for j, key in enumerate(keys):
         c = counts[j::n_groups]
@@ -462,7 +486,8 @@ def totals(run, by: str = "strategy", threads: int | None = None) -> Totals:
     def one(chunk, t):
         return _seat_partial(t["seats"], t["wins"], by, labels), _hand_partial(t["hands"])
 
-    cols = {"seats": [c for c in SEAT_COLUMNS if c != "strategy"], "wins": WIN_COLUMNS, "hands": HAND_COLUMNS}
+    cols = {"seats": [c for c in SEAT_COLUMNS if c not in ("hand", "seat", "strategy")],
+            "wins": [c for c in WIN_COLUMNS if c != "hand"], "hands": HAND_COLUMNS}
     for g, o in scan(run, cols, one, threads=threads, manifest=manifest):
         _merge(groups, g)
         overview = overview + o

@@ -1,9 +1,9 @@
 """Jitted tallies of one chunk's rows for the streaming summaries (``simcore.analysis``): one
 pass over a shard's columns instead of a numpy pass per figure and group.
 
-Inputs are numpy views of Arrow columns; a null is a code of -1 (booleans and categories as
-int8 codes) or, for a first win's fan and base, any value: they are read only where the seat
-won, and they are never null there.
+Inputs are numpy views of Arrow columns; a null is a code of -1 (booleans as int8 codes) or,
+for a first win's kind, fan and base, any value: they are read only where the seat won, and
+they are never null there.
 """
 
 from __future__ import annotations
@@ -17,12 +17,14 @@ N_SEAT_COUNTERS = 9
 
 
 @nb.njit(cache=True, nogil=True)
-def seat_tally(hi, gi, n_groups, n_hands, net, won, kind, self_drawn, fan, base, pig, ready, reasons, sums, counts,
+def seat_tally(hi, gi, n_groups, net, won, kind, kind_code, self_drawn, fan, base, pig, ready, reasons, sums, counts,
                out, out_reasons):
     """Over a chunk's seat rows (hand index within the chunk ``hi``, group ``gi``): per (hand,
     group) the sum and count of nets (``sums``, ``counts``, hand-major), and per group the
-    ``T_*`` counters and the sums of each net-by-reason column (``reasons[r]``). ``kind`` is a
-    win kind code, ``self_drawn[code]`` 1 for the kinds that count as self-drawn."""
+    ``T_*`` counters and the sums of each net-by-reason column (``reasons``, a tuple of
+    columns). ``kind`` is a first win's kind as a dictionary index, ``kind_code[index]`` its
+    code and ``self_drawn[code]`` 1 for the kinds that count as self-drawn; ``kind``, ``fan`` and
+    ``base`` are read only where the seat won."""
     for i in range(hi.shape[0]):
         g = gi[i]
         cell = hi[i] * n_groups + g
@@ -31,8 +33,7 @@ def seat_tally(hi, gi, n_groups, n_hands, net, won, kind, self_drawn, fan, base,
         out[g, T_SEAT_HANDS] += 1
         if won[i]:
             out[g, T_WINS] += 1
-            k = kind[i]
-            out[g, T_SELF_DRAWN] += self_drawn[k] if k >= 0 else 0
+            out[g, T_SELF_DRAWN] += self_drawn[kind_code[kind[i]]]
             out[g, T_FAN] += fan[i]
             out[g, T_BASE] += base[i]
         p = pig[i]
@@ -43,19 +44,18 @@ def seat_tally(hi, gi, n_groups, n_hands, net, won, kind, self_drawn, fan, base,
         if r >= 0 and p != 1:
             out[g, T_READY_CHECKED] += 1
             out[g, T_READY] += r
-        for j in range(reasons.shape[0]):
-            out_reasons[g, j] += reasons[j, i]
+        for j in range(len(reasons)):
+            out_reasons[g, j] += reasons[j][i]
 
 
 @nb.njit(cache=True, nogil=True)
 def win_tally(wg, base, paid, patterns, out, out_patterns):
     """Over a chunk's win rows (group ``wg``): per group the wins, the sums of base and paid, and
-    per pattern the wins in which it scores."""
+    per pattern (``patterns``, a tuple of columns) the wins in which it scores."""
     for i in range(wg.shape[0]):
         g = wg[i]
         out[g, 0] += 1
         out[g, 1] += base[i]
         out[g, 2] += paid[i]
-        for p in range(patterns.shape[0]):
-            if patterns[p, i] > 0:
-                out_patterns[g, p] += 1
+        for p in range(len(patterns)):
+            out_patterns[g, p] += patterns[p][i] > 0

@@ -32,23 +32,8 @@ import pandas as pd
 from simcore import records
 from simcore.analysis import Z95, mean_ci, wilson
 
-from experiments.execute import ExperimentError, check_complete, read_manifest, run_dirs
-
-
-class _Loaded:
-    def __init__(self, manifest, tables):
-        self.manifest = manifest
-        for k, v in tables.items():
-            setattr(self, k, v)
-
-
-def load_complete_run(run_dir, columns, expect_hands):
-    """The run loaded whole by plain ``to_pandas``, as the reports once did."""
-    from summary_oracle import load_whole
-
-    manifest = check_complete(run_dir, expect_hands)
-    whole = load_whole(run_dir)
-    return _Loaded(manifest, {k: v[columns[k]] if k in columns else v for k, v in whole.items()})
+from experiments.execute import ExperimentError, read_manifest, run_dirs
+from summary_oracle import load_complete_run
 
 REASONS = records.REASONS
 QUANTILES = (0.01, 0.05, 0.25, 0.5, 0.75, 0.95, 0.99)

@@ -27,6 +27,23 @@ def load_whole(run_dir) -> dict:
     return out
 
 
+class _Loaded:
+    def __init__(self, manifest, tables):
+        self.manifest = manifest
+        for k, v in tables.items():
+            setattr(self, k, v)
+
+
+def load_complete_run(run_dir, columns, expect_hands):
+    """A run of an experiment loaded whole by plain ``to_pandas``, as the reports once did (the
+    cells and duplicate oracles' loader)."""
+    from experiments.execute import check_complete
+
+    manifest = check_complete(run_dir, expect_hands)
+    whole = load_whole(run_dir)
+    return _Loaded(manifest, {k: v[columns[k]] if k in columns else v for k, v in whole.items()})
+
+
 def summarize(t: dict, by: str = "strategy") -> pd.DataFrame:
     s = t["seats"]
     key = s[by].astype(str) if by == "strategy" else s[by]
