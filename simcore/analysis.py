@@ -388,6 +388,77 @@ def _hand_partial(hands: pa.Table) -> _Overview:
                      int(_col(hands, "tiles_left").astype(np.int64).sum()))
 
 
+# -- summaries stored with the shards ------------------------------------------------------------
+#
+# The runner stores each chunk's tallies in its hands shard's footer (``batch_summary``), so a
+# summary reads footers, not columns; a chunk without them (a run written before they existed)
+# is scanned. Both give the same numbers: the same counts, and moments of the same per-hand
+# values in the same order.
+
+SUMMARY_VERSION = 1
+
+
+def batch_summary(res, seat_labels) -> dict:
+    """A chunk's summary tallies (JSON-ready) from the engine's results: per seat the counters,
+    reason sums, win sums and pattern counts, and the moments of its net over hands; per
+    strategy the moments of its seats' mean net per hand; the hands' overview."""
+    n = res.hand.shape[0]
+    nets = np.zeros((n, 4), np.float64)
+    out = np.zeros((4, tally.N_SEAT_COUNTERS), np.int64)
+    out_reasons = np.zeros((4, len(NET_COLUMNS)), np.int64)
+    win_out = np.zeros((4, 3), np.int64)
+    pat_out = np.zeros((4, len(PATTERNS)), np.int64)
+    ends = np.zeros(len(END_REASONS), np.int64)
+    winners = np.zeros(5, np.int64)
+    sums = np.zeros(2, np.int64)
+    from .records import H_N_WINS
+
+    tally.batch_tally(res.seat, res.win, np.ascontiguousarray(res.hand[:, H_N_WINS]), res.hand, nets, out,
+                      out_reasons, win_out, pat_out, ends, winners, sums)
+    strategies = {}
+    for key in sorted(set(seat_labels)):
+        mine = [s for s in range(4) if seat_labels[s] == key]
+        per_hand = nets[:, mine[0]].copy()
+        for s in mine[1:]:  # in seat order, as a scan accumulates them
+            per_hand += nets[:, s]
+        m = Moments.of(per_hand / len(mine))
+        strategies[key] = [m.n, m.mean, m.m2]
+    seats = []
+    for s in range(4):
+        m = Moments.of(nets[:, s])
+        seats.append({"net": [m.n, m.mean, m.m2], "counters": out[s].tolist(), "reasons": out_reasons[s].tolist(),
+                      "wins": win_out[s].tolist(), "patterns": pat_out[s].tolist()})
+    return {"version": SUMMARY_VERSION, "hands": n, "seats": seats, "strategies": strategies,
+            "overview": {"ends": ends.tolist(), "winners": winners.tolist(), "turns": int(sums[0]),
+                         "tiles_left": int(sums[1])}}
+
+
+def _stored_partial(summary: dict, by: str, seat_labels) -> tuple[dict, _Overview] | None:
+    """The tallies of :func:`batch_summary` as the scan's partial results (None if the summary
+    is of another version)."""
+    if not isinstance(summary, dict) or summary.get("version") != SUMMARY_VERSION:
+        return None
+    seats = summary["seats"]
+    n = summary["hands"]
+
+    def group(seat_ids, net) -> _Group:
+        g = _Group(n, Moments(*net))
+        for s in seat_ids:
+            g = g + _Group(0, Moments(), np.array(seats[s]["counters"], np.int64),
+                           np.array(seats[s]["reasons"], np.int64), np.array(seats[s]["wins"], np.int64),
+                           np.array(seats[s]["patterns"], np.int64))
+        return g
+
+    if by == "seat":
+        groups = {s: group([s], seats[s]["net"]) for s in range(4)}
+    else:
+        groups = {k: group([s for s in range(4) if seat_labels[s] == k], summary["strategies"][k])
+                  for k in sorted(set(seat_labels))}
+    o = summary["overview"]
+    return groups, _Overview(n, np.array(o["ends"], np.int64), np.array(o["winners"], np.int64), o["turns"],
+                             o["tiles_left"])
+
+
 def _merge(total: dict, part: dict) -> dict:
     for k, v in part.items():
         total[k] = total[k] + v if k in total else v
@@ -480,15 +551,24 @@ def totals(run, by: str = "strategy", threads: int | None = None) -> Totals:
     from .scan import check_footers, scan
 
     manifest = rio.read_manifest(run)
-    check_footers(run, manifest)  # a corrupt shard of any table is reported, not only of those read
     labels = list(manifest["config"]["seats"])  # a run's seat s plays the same strategy every hand
+    # every shard's footer is read (a corrupt shard of any table is reported); the hands shard's
+    # holds the chunk's stored tallies
+    to_scan = []
+    for c, meta in check_footers(run, manifest).items():
+        stored = _stored_partial(meta.get("summary"), by, labels)
+        if stored is None:
+            to_scan.append(c)
+        else:
+            _merge(groups, stored[0])
+            overview = overview + stored[1]
 
     def one(chunk, t):
         return _seat_partial(t["seats"], t["wins"], by, labels), _hand_partial(t["hands"])
 
     cols = {"seats": [c for c in SEAT_COLUMNS if c not in ("hand", "seat", "strategy")],
             "wins": [c for c in WIN_COLUMNS if c != "hand"], "hands": HAND_COLUMNS}
-    for g, o in scan(run, cols, one, threads=threads, manifest=manifest):
+    for g, o in scan(run, cols, one, threads=threads, manifest=manifest, only=to_scan):
         _merge(groups, g)
         overview = overview + o
     return Totals(by, groups, overview)

@@ -388,16 +388,19 @@ class ShardWriteError(OSError):
         return (ShardWriteError, (self.chunk, self.errno, self.strerror))
 
 
-def write_shards(run_dir: Path, chunk: int, tables: dict[str, pa.Table], config: dict, first: int, count: int) -> None:
+def write_shards(run_dir: Path, chunk: int, tables: dict[str, pa.Table], config: dict, first: int, count: int,
+                 summary: dict | None = None) -> None:
     """Write a chunk's four shards, each under a dot-name first and renamed when all four are
-    complete. On an error the dot-files are removed and :class:`ShardWriteError` raised; a
-    chunk only part of whose shards were renamed is incomplete (readers skip it, a resumed run
-    plays it again)."""
-    meta = json.dumps({"run": config, "chunk": chunk, "first": first, "count": count}).encode()
+    complete; each footer records the run, chunk and hand range, and the hands shard's also the
+    chunk's ``summary`` tallies (``analysis.batch_summary``). On an error the dot-files are
+    removed and :class:`ShardWriteError` raised; a chunk only part of whose shards were renamed
+    is incomplete (readers skip it, a resumed run plays it again)."""
+    record = {"run": config, "chunk": chunk, "first": first, "count": count}
     tmp_paths = []
     try:
         for name in TABLES:
             table = tables[name]
+            meta = json.dumps({**record, "summary": summary} if name == TABLES[0] and summary else record).encode()
             table = table.replace_schema_metadata({**(table.schema.metadata or {}), META_KEY: meta})
             d = run_dir / name
             d.mkdir(parents=True, exist_ok=True)

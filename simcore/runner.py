@@ -115,10 +115,13 @@ def _play(run_dir, cfg: RunConfig, fns: tuple, first: int, count: int, threads: 
 
 
 def _write(run_dir, cfg: RunConfig, config: dict, chunk: int, first: int, count: int, res) -> None:
-    """A chunk's results as its four shards."""
+    """A chunk's results as its four shards, its summary tallies in the hands shard's footer."""
+    from .analysis import batch_summary
+
     tables = rio.batch_tables(res, list(cfg.seats))
+    summary = batch_summary(res, list(cfg.seats))
     del res  # the tables do not use the engine's result arrays: the caller's reference is the last
-    rio.write_shards(Path(run_dir), chunk, tables, config, first, count)
+    rio.write_shards(Path(run_dir), chunk, tables, config, first, count, summary)
 
 
 def play_chunk(run_dir: str, config: dict, chunk: int, first: int, count: int, threads: int, check: bool) -> dict:

@@ -81,20 +81,24 @@ def read_shard(path: Path, columns=None, manifest: dict | None = None) -> pa.Tab
         raise CorruptShardError(_corrupt(path, first, manifest)) from None
 
 
-def check_footers(run_dir, manifest: dict | None = None, tables=rio.TABLES) -> None:
+def check_footers(run_dir, manifest: dict | None = None, tables=rio.TABLES) -> dict[int, dict]:
     """Every complete chunk's shards open (their footers read): a truncated or garbled shard of
     any table is a :class:`CorruptShardError` naming it, even in a table the caller reads no
-    column of. Costs one footer read per shard."""
+    column of. Returns each chunk's record from its first table's footer (``io.write_shards``).
+    Costs one footer read per shard."""
     run_dir = Path(run_dir)
     manifest = manifest if manifest is not None else rio.read_manifest(run_dir)
+    records = {}
     for c in chunks(run_dir):
         for name in tables:
             path = run_dir / name / rio.shard_name(c)
             try:
-                rio.shard_footer(path)
+                meta, _ = rio.shard_footer(path)
             except Exception as exc:
                 first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
                 raise CorruptShardError(_corrupt(path, first, manifest)) from None
+            records.setdefault(c, meta)
+    return records
 
 
 def default_threads() -> int:
@@ -105,22 +109,25 @@ def default_threads() -> int:
 
 
 def scan(run_dir, columns: dict[str, list[str] | None], fn: Callable[[int, dict], object],
-         threads: int | None = None, manifest: dict | None = None) -> Iterator:
-    """``fn(chunk, {table: pa.Table})`` for every complete chunk, with the given columns of each
-    table; yields the results in chunk order. Chunks are read and processed on ``threads``
-    threads (pyarrow and numpy release the GIL), at most two per thread in memory at once."""
+         threads: int | None = None, manifest: dict | None = None, only=None) -> Iterator:
+    """``fn(chunk, {table: pa.Table})`` for every complete chunk (or those of them in ``only``),
+    with the given columns of each table; yields the results in chunk order. Chunks are read and
+    processed on ``threads`` threads (pyarrow and numpy release the GIL), at most two per thread
+    in memory at once."""
     run_dir = Path(run_dir)
     return scan_runs([run_dir], columns, lambda c, tables: fn(c, tables[run_dir]), threads,
-                     {run_dir: manifest} if manifest is not None else None)
+                     {run_dir: manifest} if manifest is not None else None, only)
 
 
 def scan_runs(run_dirs, columns: dict[str, list[str] | None], fn: Callable[[int, dict], object],
-              threads: int | None = None, manifests: dict | None = None) -> Iterator:
+              threads: int | None = None, manifests: dict | None = None, only=None) -> Iterator:
     """As :func:`scan`, over several runs of the same hands and chunks together (an experiment's
     runs): ``fn(chunk, {run_dir: {table: pa.Table}})`` for every chunk complete in all of them."""
     run_dirs = [Path(d) for d in dict.fromkeys(run_dirs)]
     manifests = {d: (manifests or {}).get(d) or rio.read_manifest(d) for d in run_dirs}
     todo = sorted(set.intersection(*(set(chunks(d)) for d in run_dirs))) if run_dirs else []
+    if only is not None:
+        todo = [c for c in todo if c in set(only)]
 
     def one(c: int):
         tables = {d: {name: read_shard(d / name / rio.shard_name(c), cols, manifests[d])
