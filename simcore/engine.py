@@ -88,7 +88,8 @@ O_WINNERS = O_PATS + N_PAT_SLOTS  # scratch: the seats winning on one tile
 O_FNS = O_WINNERS + 8    # [2 * (group*4 + seat)]: a strategy's ``nrt.strategy_addresses``; group 0
                          # play, 1 exchange, 2 void
 O_SCORES_IN = O_FNS + 24  # [seat] scores before the next hand
-O_FIXED_WALL = O_SCORES_IN + 4  # N_TILES tiles
+O_SCRATCH_USE = O_SCORES_IN + 4  # [seat] scratch slots its strategies use (zeroed each hand)
+O_FIXED_WALL = O_SCRATCH_USE + 4  # N_TILES tiles
 O_SWAPS = O_FIXED_WALL + N_TILES  # scratch: the shuffle's swap partners [i], i = 1..WALL_LAST
 O_STATE = O_SWAPS + N_TILES
 
@@ -669,6 +670,7 @@ def _reset(S, dealer):
     view_of(S, O_HAND, O_STATE_END - O_HAND)[:] = 0
     for s in range(4):
         view_of(S, _v(s), vw.V_ZEROED)[:] = 0
+        view_of(S, _v(s) + vw.V_SCRATCH, S[O_SCRATCH_USE + s])[:] = 0
         rows = S[O_REVEALED_ROWS]
         for w in range(4):
             if (rows >> w) & 1:
@@ -1234,6 +1236,7 @@ def _turn_options(S, seat, drawn, phase):
     S[v + vw.V_KONG_MASK] = mask
     S[v + vw.V_MUST_VOID] = 1 if _must_void(S, seat) else 0
     S[v + vw.V_AFTER_PUNG] = 1 if phase == PHASE_AFTER_PUNG else 0
+    S[v + vw.V_REPLACEMENT] = 1 if phase == PHASE_REPLACEMENT else 0
     return can_win, mask
 
 
@@ -1533,29 +1536,38 @@ def _init_header(S, R, seed, win_cap, pay_cap, check):
 
 
 @nb.njit(cache=True)
-def _set_players(S, tab, fns):
-    """The table's and the twelve strategies' addresses into the header (``nrt``); the
-    caller keeps ``tab`` and ``fns`` alive while S is used."""
+def _set_players(S, tab, fns, setup):
+    """The table's and the twelve strategies' addresses into the header (``nrt``), and what every
+    view holds for the whole block: the rules, and each seat's strategies' parameters and scratch
+    use (``setup``: ``view.SETUP_LEN`` slots, ``strategies.registry.setup_of``). The caller keeps ``tab``
+    and ``fns`` alive while S is used."""
     S[O_TAB] = address_of(data_ptr(tab))
     S[O_TAB_LEN] = tab.shape[0]
     for i in range(12):
         jit, c = strategy_addresses(fns[i])
         S[O_FNS + 2 * i] = jit
         S[O_FNS + 2 * i + 1] = c
+    for s in range(4):
+        v = _v(s)
+        for i in range(N_RULE_FIELDS):
+            S[v + vw.V_RULES + i] = S[O_RULES + i]
+        for i in range(3 * vw.N_PARAMS):
+            S[v + vw.V_PARAMS + i] = setup[s * 3 * vw.N_PARAMS + i]
+        S[O_SCRATCH_USE + s] = min(max(setup[vw.SETUP_SCRATCH + s], 0), vw.N_SCRATCH)
 
 
 _I64T = nb.types.int64
 _FNS = nb.types.UniTuple(vw.STRATEGY_TYPE, 12)
 _OUT2 = nb.types.int32[:, ::1]
 _OUT3 = nb.types.int32[:, :, ::1]
-SIG_BATCH = nb.types.void(nb.types.uint8[::1], _I64T[::1], _FNS, _I64T, _I64T, _I64T, nb.types.boolean,
+SIG_BATCH = nb.types.void(nb.types.uint8[::1], _I64T[::1], _FNS, _I64T[::1], _I64T, _I64T, _I64T, nb.types.boolean,
                           nb.types.boolean, _OUT2, _OUT3, _OUT3, _OUT3)
-SIG_TRACED = nb.types.void(nb.types.uint8[::1], _FNS, _I64T, _I64T[::1], _I64T[::1], _I64T, _I64T[::1],
+SIG_TRACED = nb.types.void(nb.types.uint8[::1], _FNS, _I64T[::1], _I64T, _I64T[::1], _I64T[::1], _I64T, _I64T[::1],
                            _OUT2, _OUT3, _OUT3, _OUT3)
 
 
 @nb.njit(SIG_BATCH, cache=True, parallel=True, nogil=True)
-def play_batch(tab, R, fns, seed, first, n_items, match_mode, check, hand_out, seat_out, win_out, pay_out):
+def play_batch(tab, R, fns, setup, seed, first, n_items, match_mode, check, hand_out, seat_out, win_out, pay_out):
     """Play ``n_items`` independent hands (global indices first..) or matches (first..) into the
     output rows. Independent hand g is dealt by seat g mod 4. A match plays
     ``hands_per_match`` hands from ``start_points``, seat 0 dealing first, the next dealer by
@@ -1577,7 +1589,7 @@ def play_batch(tab, R, fns, seed, first, n_items, match_mode, check, hand_out, s
         S_own = np.zeros(s_len, np.int64)
         S = data_ptr(S_own)
         _init_header(S, R, seed, I64(win_cap), I64(pay_cap), check)
-        _set_players(S, tab, fns)
+        _set_players(S, tab, fns, setup)
         lo = b * BLOCK
         hi = min(lo + BLOCK, n_items)
         for item in range(lo, hi):
@@ -1603,11 +1615,11 @@ def play_batch(tab, R, fns, seed, first, n_items, match_mode, check, hand_out, s
 
 
 @nb.njit(SIG_TRACED, cache=True)
-def play_traced(tab, fns, dealer, scores0, fixed_wall, fixed_dir, S, hand_out, seat_out, win_out, pay_out):
+def play_traced(tab, fns, setup, dealer, scores0, fixed_wall, fixed_dir, S, hand_out, seat_out, win_out, pay_out):
     """One hand with its event log on (traces, scenarios): the same ``play_hand`` as the batch.
     S must be laid out by ``layout`` with its header filled (see ``simcore.trace``)."""
     P = data_ptr(S)
-    _set_players(P, tab, fns)
+    _set_players(P, tab, fns, setup)
     for s in range(4):
         P[O_SCORES_IN + s] = scores0[s]
     P[O_FIXED_WALL_N] = fixed_wall.shape[0] if fixed_wall.shape[0] == N_TILES else 0

@@ -156,3 +156,15 @@ def nonneg(typingctx, i):
         return args[0]
 
     return i(i), codegen
+
+
+@intrinsic
+def as_float64(typingctx, i):
+    """The float64 whose bits an int64 holds (a strategy's float parameter in its view)."""
+    if not isinstance(i, types.Integer):
+        return None
+
+    def codegen(context, builder, sig, args):
+        return builder.bitcast(args[0], ir.DoubleType())
+
+    return types.float64(i), codegen

@@ -97,7 +97,7 @@ def _trace_hint(run_dir: Path, hand: int) -> str:
 _NUMBA_LOCK = threading.Lock()
 
 
-def _seat_fns(cfg: RunConfig) -> tuple:
+def _seat_fns(cfg: RunConfig):
     from strategies.registry import parse_seats, seat_functions
 
     return seat_functions(parse_seats(",".join(cfg.seats)))
@@ -225,6 +225,13 @@ class DaskExecutor:
             self.cluster.close()
 
 
+def _strategy_files(cfg: RunConfig) -> dict[str, str]:
+    """{absolute path: hash} of the run's user strategy files (and the .py files beside them)."""
+    from strategies.registry import parse_seats, user_files
+
+    return user_files(parse_seats(",".join(cfg.seats)))
+
+
 def _read_manifest(run_dir: Path) -> dict:
     try:
         return rio.read_manifest(run_dir)
@@ -250,6 +257,10 @@ def _check_existing(d: ManagedDir, cfg: RunConfig) -> dict | None:
                 what += f" ({', '.join(diff)} differ)" if diff else ""
             raise RunError(f"{run_dir} holds a run with {what}; use a new --out directory "
                            f"(`sichuan summarize {run_dir}` shows the run's configuration)")
+    changed = [p for p, h in (old.get("strategy_files") or {}).items() if _strategy_files(cfg).get(p) != h]
+    if changed:
+        raise RunError(f"{run_dir} was played with another version of {changed[0]} (it or a .py file beside it "
+                       "changed since), so its results would differ; use a new --out directory")
     old_n = int(old["config"]["n"])
     if cfg.n < old_n:
         unit = "matches" if cfg.match_mode else "hands"
@@ -363,6 +374,7 @@ def run(run_dir: str | os.PathLike, cfg: RunConfig, workers: int | None = None, 
             "matches": cfg.n if cfg.match_mode else None,
             "hands_per_match": cfg.rules.hands_per_match if cfg.match_mode else None,
             "chunks": len(chunks),
+            "strategy_files": _strategy_files(cfg),
             "complete": not todo,
             "timings": d.timings(old),
         }

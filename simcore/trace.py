@@ -60,10 +60,14 @@ def _mask_tiles(mask: int) -> list[str]:
     return [tile_text(t) for t in range(N_KINDS) if (int(mask) >> t) & 1]
 
 
-def run_traced(rules: RuleSet, fns: tuple, seed: int, g: int, dealer: int, scores=None, *,
+def run_traced(rules: RuleSet, players, seed: int, g: int, dealer: int, scores=None, *,
                fixed_wall=None, fixed_dir: int = 0, script=None, check: bool = True,
                win_cap: int = 256, pay_cap: int = 1024):
-    """Play hand g with the log on; returns the raw arrays (state, log, rows)."""
+    """Play hand g with the log on; returns the raw arrays (state, log, rows). ``players`` as
+    ``simcore.batch.run_batch`` takes them."""
+    from strategies.registry import players_of
+
+    players = players_of(players)
     tab = load_tables()
     scores0 = np.zeros(4, np.int64) if scores is None else np.asarray(scores, np.int64)
     wall = np.zeros(0, np.int64) if fixed_wall is None else np.asarray(fixed_wall, np.int64)
@@ -72,7 +76,8 @@ def run_traced(rules: RuleSet, fns: tuple, seed: int, g: int, dealer: int, score
     seat = np.zeros((1, 4, rec.N_SEAT_FIELDS), np.int32)
     win = np.zeros((1, win_cap, rec.N_WIN_FIELDS), np.int32)
     pay = np.zeros((1, pay_cap, rec.N_PAY_FIELDS), np.int32)
-    E.play_traced(tab, fns, np.int64(dealer), scores0, wall, np.int64(fixed_dir), S, hand, seat, win, pay)
+    E.play_traced(tab, players.fns, players.setup, np.int64(dealer), scores0, wall, np.int64(fixed_dir), S, hand, seat,
+                  win, pay)
     n_ev = int(hand[0, rec.H_N_EVENTS])
     if n_ev > LOG_ROWS:
         raise RuntimeError(f"hand {g} logged {n_ev} events, more than {LOG_ROWS}")
@@ -148,7 +153,7 @@ def events_from_log(rules: RuleSet, strategies: list[str], seed: int, g: int, de
     return out
 
 
-def trace_hand(rules: RuleSet, fns: tuple, strategies: list[str], seed: int, g: int, dealer: int | None = None,
+def trace_hand(rules: RuleSet, fns, strategies: list[str], seed: int, g: int, dealer: int | None = None,
                scores=None, match=None, hand_in_match=None, **kw) -> TracedHand:
     """Replay hand g (dealt by g mod 4 unless ``dealer``) and return its TRACE.md events."""
     if dealer is None:

@@ -30,6 +30,7 @@ import numba as nb
 import numpy as np
 from numba import types
 
+from .nrt import as_float64
 from .rng import stream_value
 from .tiles import N_KINDS, NO_VOID
 
@@ -71,6 +72,7 @@ V_FLOW = 19         # 1 under blood flow
 V_CODES = 20        # 3 base-5 codes of the seat's concealed suits (void suit not zeroed)
 V_N2 = 23           # seven-pairs slots worth two tiles over non-void kinds (all kinds before the void)
 V_N1 = 24           # seven-pairs slots worth one tile over non-void kinds
+V_REPLACEMENT = 25  # Q_TURN: 1 when the drawn tile is a kong's replacement (a win is kong_replacement)
 V_HAND = 32         # 27 counts: own concealed tiles
 V_VOID = 59         # 4 seats' void suits (NO_VOID = 3 until declared)
 V_WINS = 63         # 4 seats' number of wins this hand
@@ -83,20 +85,31 @@ V_PASSED = 111      # 3 tiles this seat passed in the exchange (-1 without one)
 V_RECEIVED = 114    # 3 tiles it received
 V_VISIBLE = 117     # 27 counts of tiles this seat can see: own hand and sets, every discard
                     # pile, exposed sets, winners' revealed hands and set-aside winning tiles
-V_SCRATCH = 144     # free for the strategy; zero at the start of each hand
-N_SCRATCH = 64
-V_ZEROED = 208      # slots [0, V_ZEROED) start each hand at zero (before the engine fills them)
+V_ZEROED = 144      # slots [0, V_ZEROED) start each hand at zero (before the engine fills them)
 V_REVEALED = 208    # [seat*27 + t]: winners' revealed concealed tiles
 V_DISC_SEQ = 316    # the discard sequence: ``pack_discard(seat, tile)``, V_N_DISCARDS entries (at most 128)
 N_DISC_SEQ = 128
-VIEW_LEN = 444
+V_RULES = 444       # the rule set: ``simcore.rules.RuleSet.to_array``, read as view[V_RULES + R_*]
+N_RULE_SLOTS = 32
+V_PARAMS = 476      # [group*N_PARAMS + i]: parameter i of the seat's play (group 0), exchange (1) and
+N_PARAMS = 16       # void (2) strategy (``strategies.params``; read with param_int/param_float)
+V_SCRATCH = 524     # free for the strategy; its first ``scratch`` slots (as declared, else all) are
+N_SCRATCH = 256     # zero at the start of each hand
+VIEW_LEN = 780
+
+# A batch's seat setup (``strategies.registry.Players.setup``), what the engine copies into the views:
+# [seat*3*N_PARAMS + group*N_PARAMS + i] parameters, then [SETUP_SCRATCH + seat] the scratch slots
+# that seat's strategies use.
+SETUP_SCRATCH = 4 * 3 * N_PARAMS
+SETUP_LEN = SETUP_SCRATCH + 4
 
 # Every field's length in slots (the others are one slot); tests check that no two fields overlap
 # and that VIEW_LEN holds them all.
 FIELD_LENGTHS = {
     "V_CODES": 3, "V_HAND": N_KINDS, "V_VOID": 4, "V_WINS": 4, "V_OUT": 4, "V_SCORE": 4, "V_N_MELDS": 4,
     "V_MELD_KIND": 16, "V_MELD_TILE": 16, "V_PASSED": 3, "V_RECEIVED": 3, "V_VISIBLE": N_KINDS,
-    "V_SCRATCH": N_SCRATCH, "V_REVEALED": 4 * N_KINDS, "V_DISC_SEQ": N_DISC_SEQ,
+    "V_SCRATCH": N_SCRATCH, "V_REVEALED": 4 * N_KINDS, "V_DISC_SEQ": N_DISC_SEQ, "V_RULES": N_RULE_SLOTS,
+    "V_PARAMS": 3 * N_PARAMS,
 }
 
 
@@ -175,6 +188,25 @@ def discarded_by(view, seat, t):
         if view[V_DISC_SEQ + i] == pack_discard(seat, t):
             n += 1
     return n
+
+
+@nb.njit(cache=True, inline="always")
+def param_group(view):
+    """The group whose parameters the question being asked reads: 0 play, 1 exchange, 2 void."""
+    q = view[V_QUESTION]
+    return 1 if q == Q_EXCHANGE else (2 if q == Q_VOID else 0)
+
+
+@nb.njit(cache=True, inline="always")
+def param_int(view, i):
+    """Parameter i (declaration order) of the strategy being asked, an int or a choice's index."""
+    return view[V_PARAMS + param_group(view) * N_PARAMS + i]
+
+
+@nb.njit(cache=True, inline="always")
+def param_float(view, i):
+    """Parameter i of the strategy being asked, a float (stored as its float64 bits)."""
+    return as_float64(view[V_PARAMS + param_group(view) * N_PARAMS + i])
 
 
 @nb.njit(cache=True, _nrt=False)

@@ -19,6 +19,7 @@ from .core import (  # noqa: F401
     INF, NO_TILE, isolation, live, my_melds, my_void, near_mask, prepare, shanten_minus, shanten_moved, shanten_of,
     ukeire,
 )
+from .params import Param, parameters  # noqa: F401
 
 
 @nb.njit(cache=True, inline="always")

@@ -11,6 +11,8 @@ import numba as nb
 from simcore.nrt import nonneg
 from simcore.view import Q_EXCHANGE, STRATEGY_SIG, V_HAND, pack3, rand_below
 
+from .params import parameters
+
 
 @nb.njit(cache=True, _nrt=False)
 def suit_count(view, s):
@@ -66,6 +68,7 @@ def pass_three_of(view, s):
     return pack3(p0, p1, p2)
 
 
+@parameters(scratch=0)
 @nb.njit(STRATEGY_SIG, cache=True, _nrt=False)
 def shortest(q, view, tab):
     """Three of the shortest suit holding three or more, isolated tiles first."""
@@ -77,6 +80,7 @@ def shortest(q, view, tab):
     return pass_three_of(view, best)
 
 
+@parameters(scratch=0)
 @nb.njit(STRATEGY_SIG, cache=True, _nrt=False)
 def random_suit(q, view, tab):
     """Three tiles of a random eligible suit, isolated tiles first."""
@@ -109,6 +113,7 @@ def _structure(view, s):
     return n
 
 
+@parameters(scratch=0)
 @nb.njit(STRATEGY_SIG, cache=True, _nrt=False)
 def keep_pairs(q, view, tab):
     """The eligible suit whose loss breaks the fewest pairs and runs (ties: the shorter)."""

@@ -31,6 +31,7 @@ from .core import (
     lowest_shanten_discard, my_void, near_mask, plus_classes, prepare, shanten_minus, shanten_moved, shanten_of,
     ukeire_fast,
 )
+from .params import parameters
 
 GREEDY, EFFICIENT, DEFENSIVE = np.int64(0), np.int64(1), np.int64(2)
 SCR_SHANTEN = np.int64(V_SCRATCH)     # choose_discard: shanten after discarding t
@@ -388,6 +389,7 @@ def flush_suits_to_ignore(view):
     return NO_IGNORE
 
 
+@parameters(scratch=0)
 @nb.njit(STRATEGY_SIG, cache=True, _nrt=False)
 def greedy(q, view, tab):
     """Lowest shanten, deterministic ties, always wins when it can."""
@@ -398,6 +400,7 @@ def greedy(q, view, tab):
     return C_WIN if q == Q_ROB else 0
 
 
+@parameters(scratch=0)
 @nb.njit(STRATEGY_SIG, cache=True, _nrt=False)
 def efficient(q, view, tab):
     """Lowest shanten, then the most live tiles that lower it (counting what is visible)."""
@@ -408,6 +411,7 @@ def efficient(q, view, tab):
     return C_WIN if q == Q_ROB else 0
 
 
+@parameters(scratch=0)
 @nb.njit(STRATEGY_SIG, cache=True, _nrt=False)
 def flush(q, view, tab):
     """Efficient, but with one long suit it keeps only that suit: goes for a full flush."""
@@ -418,6 +422,7 @@ def flush(q, view, tab):
     return C_WIN if q == Q_ROB else 0
 
 
+@parameters(scratch=63)
 @nb.njit(STRATEGY_SIG, cache=True, _nrt=False)
 def defensive(q, view, tab):
     """Efficient, but among discards as good for its hand the one least likely to let an opponent who looks ready win; folds when its hand cannot get ready."""
@@ -428,6 +433,7 @@ def defensive(q, view, tab):
     return C_WIN if q == Q_ROB else 0
 
 
+@parameters(scratch=0)
 @nb.njit(STRATEGY_SIG, cache=True, _nrt=False)
 def random_play(q, view, tab):
     """A uniformly random legal answer."""

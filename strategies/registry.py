@@ -1,14 +1,17 @@
 """Seat specs -> jitted strategy functions.
 
 A seat's spec is ``PLAY[+exchange=POLICY][+void=POLICY]``; each part is a built-in name or
-``path/to/file.py:name`` (paths may not contain ``,`` or ``+``). Omitted policies default to
-``exchange=shortest`` and ``void=fewest``. One spec applies to all four seats; ``A,B,C,D``
-names each. Outputs always carry the canonical full form, e.g.
+``path/to/file.py:name`` (paths may not contain ``,``, ``+`` or brackets), optionally followed by
+its parameters in brackets, ``expert[flush_margin=2,pass_cost=0.3]`` (``strategies.params``).
+Omitted policies default to ``exchange=shortest`` and ``void=fewest``. One spec applies to all
+four seats; ``A,B,C,D`` names each (commas inside brackets do not separate seats). Outputs
+always carry the canonical full form, every declared parameter in declaration order, e.g.
 ``efficient+exchange=shortest+void=fewest``.
 """
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import os
 import sys
@@ -16,12 +19,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numba as nb
+import numpy as np
 
-from simcore.view import STRATEGY_SIG
+from simcore.view import N_PARAMS, SETUP_LEN, SETUP_SCRATCH, STRATEGY_SIG
 
 from . import exchange as _exchange
 from . import play as _play
 from . import void as _void
+from .params import ParamError, canonical_text, copy_declaration, declared, resolve_values, scratch_of, slots
 
 DEFAULT_PLAY = "efficient"
 DEFAULT_EXCHANGE = "shortest"
@@ -58,13 +63,24 @@ class StrategyError(ValueError):
 
 @dataclass(frozen=True)
 class SeatSpec:
+    """One seat's play, exchange and void strategies, each a name with the values of its declared
+    parameters (``strategies.params``), every one in declaration order."""
+
     play: str
     exchange: str
     void: str
+    play_values: tuple = ()
+    exchange_values: tuple = ()
+    void_values: tuple = ()
+
+    def part(self, kind: str) -> tuple[str, tuple]:
+        return getattr(self, kind), getattr(self, f"{kind}_values")
 
     @property
     def canonical(self) -> str:
-        return f"{self.play}+exchange={self.exchange}+void={self.void}"
+        text = {k: name + canonical_text(declared(resolve(k, name)), values)
+                for k, (name, values) in ((k, self.part(k)) for k in KINDS)}
+        return f"{text['play']}+exchange={text['exchange']}+void={text['void']}"
 
     def __str__(self) -> str:
         return self.canonical
@@ -74,30 +90,84 @@ def _is_user(name: str) -> bool:
     return ".py:" in name
 
 
-def _check_part(kind: str, name: str, spec: str) -> str:
+def _closest(name: str, known) -> str:
+    import difflib
+
+    match = difflib.get_close_matches(name, list(known), n=1, cutoff=0.6)
+    return f"did you mean {match[0]!r}? " if match else ""
+
+
+def split_top(text: str, sep: str, what: str) -> list[str]:
+    """``text`` split at each ``sep`` outside brackets (parameters may hold commas)."""
+    out, cur, depth = [], [], 0
+    for ch in text:
+        if ch == "[":
+            depth += 1
+        elif ch == "]":
+            depth -= 1
+            if depth < 0:
+                raise StrategyError(f"{what} {text!r}: a ']' without its '['")
+        if ch == sep and depth == 0:
+            out.append("".join(cur))
+            cur = []
+        else:
+            cur.append(ch)
+    if depth:
+        raise StrategyError(f"{what} {text!r}: a '[' without its ']'")
+    out.append("".join(cur))
+    return out
+
+
+def _name_and_params(text: str, spec: str) -> tuple[str, dict]:
+    """``name[a=1,b=2]`` -> (name, {a: "1", b: "2"})."""
+    text = text.strip()
+    if "[" not in text:
+        return text, {}
+    if not text.endswith("]"):
+        raise StrategyError(f"seat spec {spec!r}: {text!r}: parameters go in brackets at the end, name[key=value,...]")
+    name, inner = text[:-1].split("[", 1)
+    given = {}
+    for item in split_top(inner, ",", "parameters"):
+        if not item.strip():
+            continue
+        if "=" not in item:
+            raise StrategyError(f"seat spec {spec!r}: parameter {item.strip()!r} should be key=value")
+        key, value = (x.strip() for x in item.split("=", 1))
+        if key in given:
+            raise StrategyError(f"seat spec {spec!r}: parameter {key} given twice")
+        given[key] = value
+    return name.strip(), given
+
+
+def _check_part(kind: str, text: str, spec: str) -> tuple[str, tuple]:
+    name, given = _name_and_params(text, spec)
     if not name:
         raise StrategyError(f"seat spec {spec!r}: empty {kind} name")
     if _is_user(name):
         path = name.rsplit(":", 1)[0]
-        if "," in path or "+" in path:
-            raise StrategyError(f"seat spec {spec!r}: a strategy path may not contain ',' or '+'")
-        return name
-    if name not in KINDS[kind]:
+        if any(c in path for c in ",+[]"):
+            raise StrategyError(f"seat spec {spec!r}: a strategy path may not contain ',', '+', '[' or ']'")
+    elif name not in KINDS[kind]:
         known = ", ".join(sorted(KINDS[kind]))
-        raise StrategyError(f"unknown {kind} strategy {name!r} in {spec!r}; built-ins: {known}, or path/to/file.py:name")
-    return name
+        raise StrategyError(f"unknown {kind} strategy {name!r} in {spec!r}; {_closest(name, KINDS[kind])}"
+                            f"built-ins: {known}, or path/to/file.py:name")
+    try:
+        values = resolve_values(declared(resolve(kind, name)), given, name)
+    except ParamError as exc:
+        raise StrategyError(str(exc)) from None
+    return name, values
 
 
 def parse_seat(spec: str) -> SeatSpec:
     spec = spec.strip()
     if not spec:
         raise StrategyError("empty seat spec")
-    parts = spec.split("+")
+    parts = split_top(spec, "+", "seat spec")
     play = parts[0].strip()
     opts = {"exchange": DEFAULT_EXCHANGE, "void": DEFAULT_VOID}
     seen = set()
     for part in parts[1:]:
-        if "=" not in part:
+        if "=" not in part.split("[", 1)[0]:
             raise StrategyError(f"seat spec {spec!r}: {part!r} should be exchange=POLICY or void=POLICY")
         key, value = (x.strip() for x in part.split("=", 1))
         if key not in opts:
@@ -106,18 +176,18 @@ def parse_seat(spec: str) -> SeatSpec:
             raise StrategyError(f"seat spec {spec!r}: {key}= given twice")
         seen.add(key)
         opts[key] = value
-    return SeatSpec(
-        play=_check_part("play", play, spec),
-        exchange=_check_part("exchange", opts["exchange"], spec),
-        void=_check_part("void", opts["void"], spec),
-    )
+    p_name, p_values = _check_part("play", play, spec)
+    e_name, e_values = _check_part("exchange", opts["exchange"], spec)
+    v_name, v_values = _check_part("void", opts["void"], spec)
+    return SeatSpec(p_name, e_name, v_name, p_values, e_values, v_values)
 
 
 def parse_seats(spec: str | None) -> list[SeatSpec]:
-    """``SPEC`` for all four seats or ``A,B,C,D``; None means the default (``efficient``)."""
+    """``SPEC`` for all four seats or ``A,B,C,D``; None means the default (``efficient``).
+    Commas inside a strategy's parameter brackets do not separate seats."""
     if spec is None or not str(spec).strip():
         spec = DEFAULT_PLAY
-    items = [s for s in str(spec).split(",")]
+    items = split_top(str(spec), ",", "seats")
     if len(items) == 1:
         return [parse_seat(items[0])] * 4
     if len(items) != 4:
@@ -132,6 +202,59 @@ def canonical_seats(seats: list[SeatSpec]) -> list[str]:
 _USER_CACHE: dict[str, object] = {}
 
 
+def user_file(name: str) -> Path:
+    """The file of a ``path/to/file.py:func`` strategy (absolute)."""
+    return Path(name.rpartition(":")[0]).expanduser().resolve()
+
+
+def user_file_hash(path: Path) -> str:
+    """A hash of a strategy file and the ``.py`` files beside it (which it may import): what the
+    compiled code and the run's results depend on."""
+    h = hashlib.blake2b(digest_size=12)
+    for f in [path] + sorted(p for p in path.parent.glob("*.py") if p != path):
+        h.update(f.name.encode())
+        h.update(f.read_bytes())
+    return h.hexdigest()
+
+
+def user_files(seats) -> dict[str, str]:
+    """{absolute path: hash} of every user strategy file the seats name."""
+    out = {}
+    for seat in seats:
+        for kind in KINDS:
+            name = getattr(seat, kind)
+            if _is_user(name):
+                path = user_file(name)
+                out[str(path)] = user_file_hash(path) if path.is_file() else "missing"
+    return out
+
+
+def _import_user(path: str, file: Path):
+    """Import a user strategy file as a module of its own. Its folder goes on ``sys.path``, so it
+    may import the modules beside it (in every process that loads it: worker processes and Dask
+    workers load it the same way), and what it compiles is cached under a directory named by
+    the hash of it and its siblings, so an edit to any of them is compiled afresh."""
+    from numba.core import config
+
+    folder = str(file.parent)
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
+    mod_name = "sichuan_user_" + "".join(c if c.isalnum() else "_" for c in str(file))
+    kept = config.CACHE_DIR
+    if kept:
+        config.CACHE_DIR = os.path.join(kept, f"user-{user_file_hash(file)}")
+    try:
+        spec = importlib.util.spec_from_file_location(mod_name, file)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[mod_name] = module
+        spec.loader.exec_module(module)
+        return module
+    except Exception as exc:  # a user file can fail in any way; report it in one line
+        raise StrategyError(f"strategy file {path!r} failed to import: {type(exc).__name__}: {exc}") from None
+    finally:
+        config.CACHE_DIR = kept
+
+
 def load_user(name: str):
     """``path/to/file.py:func`` -> a dispatcher compiled for STRATEGY_SIG."""
     if name in _USER_CACHE:
@@ -140,14 +263,7 @@ def load_user(name: str):
     file = Path(path).expanduser()
     if not file.is_file():
         raise StrategyError(f"strategy file {path!r} does not exist")
-    mod_name = "sichuan_user_" + "".join(c if c.isalnum() else "_" for c in str(file.resolve()))
-    try:
-        spec = importlib.util.spec_from_file_location(mod_name, file)
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[mod_name] = module
-        spec.loader.exec_module(module)
-    except Exception as exc:  # a user file can fail in any way; report it in one line
-        raise StrategyError(f"strategy file {path!r} failed to import: {type(exc).__name__}: {exc}") from None
+    module = _import_user(path, file.resolve())
     fn = getattr(module, attr, None)
     if fn is None:
         raise StrategyError(f"strategy file {path!r} has no function {attr!r}")
@@ -157,7 +273,7 @@ def load_user(name: str):
                 fn.compile(STRATEGY_SIG)
             disp = fn
         elif callable(fn):
-            disp = nb.njit(STRATEGY_SIG, cache=True)(fn)
+            disp = copy_declaration(fn, nb.njit(STRATEGY_SIG, cache=True)(fn))
         else:
             raise StrategyError(f"{name!r} is not a function")
         cres = disp.overloads.get(STRATEGY_SIG.args)
@@ -178,7 +294,8 @@ def _first_line(fn) -> str:
 
 
 def describe_builtins() -> str:
-    """One line per built-in strategy, grouped by kind, defaults marked."""
+    """One line per built-in strategy, grouped by kind, defaults marked, each declared parameter
+    on a line of its own below it."""
     defaults = {"play": DEFAULT_PLAY, "exchange": DEFAULT_EXCHANGE, "void": DEFAULT_VOID}
     lines = []
     for kind, table in KINDS.items():
@@ -187,7 +304,10 @@ def describe_builtins() -> str:
         for name, fn in table.items():
             mark = " (default)" if name == defaults[kind] else ""
             lines.append(f"  {name:<{width}}  {_first_line(fn)}{mark}")
-    lines.append("A seat spec is PLAY[+exchange=POLICY][+void=POLICY]; any part may be path/to/file.py:function.")
+            for p in declared(fn):
+                lines.append(f"  {'':<{width}}    [{p.describe()}]")
+    lines.append("A seat spec is PLAY[+exchange=POLICY][+void=POLICY]; any part may be path/to/file.py:function, "
+                 "and parameters follow a name in brackets: NAME[key=value,...].")
     return "\n".join(lines)
 
 
@@ -197,9 +317,45 @@ def resolve(kind: str, name: str):
     return KINDS[kind][name]
 
 
-def seat_functions(seats: list[SeatSpec]) -> tuple:
-    """The engine's 12 functions: play for seats 0-3, exchange for 0-3, void for 0-3."""
+@dataclass(frozen=True)
+class Players:
+    """What the engine needs of the four seats: the twelve functions (play for seats 0-3,
+    exchange for 0-3, void for 0-3) and their setup (``simcore.view.SETUP_LEN`` slots: the
+    parameters each seat's strategies read from its view, and the scratch they use)."""
+
+    fns: tuple
+    setup: np.ndarray
+
+
+def setup_of(seats: list[SeatSpec], fns: tuple) -> np.ndarray:
+    out = np.zeros(SETUP_LEN, np.int64)
+    for s, seat in enumerate(seats):
+        use = 0
+        for g, kind in enumerate(KINDS):
+            name, values = seat.part(kind)
+            fn = fns[g * 4 + s]
+            lo = (s * 3 + g) * N_PARAMS
+            out[lo:lo + N_PARAMS] = slots(declared(fn), values)
+            use = max(use, scratch_of(fn))
+        out[SETUP_SCRATCH + s] = use
+    return out
+
+
+def seat_functions(seats: list[SeatSpec]) -> Players:
+    """The engine's players for four seat specs."""
     fns = [resolve("play", s.play) for s in seats]
     fns += [resolve("exchange", s.exchange) for s in seats]
     fns += [resolve("void", s.void) for s in seats]
-    return tuple(fns)
+    fns = tuple(fns)
+    return Players(fns, setup_of(seats, fns))
+
+
+def players_of(players) -> Players:
+    """``Players``, or a bare tuple of twelve functions with each declared parameter at its
+    default (for code that builds the tuple itself)."""
+    if isinstance(players, Players):
+        return players
+    fns = tuple(players)
+    seats = [SeatSpec("", "", "", *(resolve_values(declared(fns[g * 4 + s]), {}, "") for g in range(3)))
+             for s in range(4)]
+    return Players(fns, setup_of(seats, fns))

@@ -8,8 +8,10 @@ from simcore.evaluate import regular_shanten_codes
 from simcore.view import STRATEGY_SIG, V_HAND, rand_below
 
 from .exchange import suit_count
+from .params import parameters
 
 
+@parameters(scratch=0)
 @nb.njit(STRATEGY_SIG, cache=True, _nrt=False)
 def fewest(q, view, tab):
     """The suit with the fewest tiles (ties: the lowest suit index m, p, s)."""
@@ -20,6 +22,7 @@ def fewest(q, view, tab):
     return best
 
 
+@parameters(scratch=0)
 @nb.njit(STRATEGY_SIG, cache=True, _nrt=False)
 def weakest(q, view, tab):
     """The suit whose removal leaves the lowest shanten (ties: the fewest tiles)."""
@@ -43,6 +46,7 @@ def weakest(q, view, tab):
     return best
 
 
+@parameters(scratch=0)
 @nb.njit(STRATEGY_SIG, cache=True, _nrt=False)
 def random_void(q, view, tab):
     """A uniformly random suit."""

@@ -1,0 +1,166 @@
+"""Strategy parameters: declared by a strategy with their defaults, ranges and meaning, given in a
+seat spec (``expert[flush_margin=2,pass_cost=0.3]``), read by the strategy from its view.
+
+A strategy declares its parameters once, built-in or user file alike::
+
+    from strategies.api import Param, parameters
+
+    @parameters(Param.int("margin", 2, 0, 8, "shanten the flush plan may lag the plain one"),
+                Param.float("pass_cost", 0.3, 0.0, 5.0, "points a passed win must gain to be passed"),
+                Param.choice("policy", "expert", ("expert", "efficient"), "the rollout policy"))
+    @numba.njit(STRATEGY_SIG, cache=True)
+    def mine(q, view, tab):
+        margin = param_int(view, 0)          # in declaration order
+        cost = param_float(view, 1)
+        ...
+
+In the view each value is one int64 slot (``simcore.view.V_PARAMS``): an int as itself, a float as
+its float64 bit pattern, a choice as its index in the choices. Seat specs and outputs carry the
+canonical form: every parameter in declaration order, numbers in their shortest text.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from simcore.view import N_PARAMS, N_SCRATCH
+
+_DECLARED: dict = {}
+
+
+class ParamError(ValueError):
+    """A parameter that is unknown, out of range or of the wrong type; one line for the user."""
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    kind: str            # "int", "float" or "choice"
+    default: Any
+    allowed: tuple       # (low, high) for numbers; the choices for a choice
+    doc: str
+
+    @staticmethod
+    def int(name: str, default: int, low: int, high: int, doc: str) -> "Param":
+        return Param(name, "int", int(default), (int(low), int(high)), doc)
+
+    @staticmethod
+    def float(name: str, default: float, low: float, high: float, doc: str) -> "Param":
+        return Param(name, "float", float(default), (float(low), float(high)), doc)
+
+    @staticmethod
+    def choice(name: str, default: str, choices, doc: str) -> "Param":
+        return Param(name, "choice", default, tuple(choices), doc)
+
+    def parse(self, text: str, owner: str):
+        """The typed value of ``text`` (a seat spec's), checked against the range or choices."""
+        t = text.strip()
+        where = f"strategy {owner!r}, parameter {self.name}"
+        if self.kind == "choice":
+            if t not in self.allowed:
+                raise ParamError(f"{where}: {t!r} is not one of {', '.join(self.allowed)}")
+            return t
+        try:
+            value = int(t) if self.kind == "int" else float(t)
+        except ValueError:
+            raise ParamError(f"{where}: {t!r} is not {'an integer' if self.kind == 'int' else 'a number'}") from None
+        if self.kind == "float" and not math.isfinite(value):
+            raise ParamError(f"{where}: {t!r} is not a finite number")
+        lo, hi = self.allowed
+        if not lo <= value <= hi:
+            raise ParamError(f"{where}: {t} is outside {self.text(lo)} to {self.text(hi)}")
+        return value
+
+    def text(self, value) -> str:
+        """The canonical text of a value: shortest round-tripping digits for a float."""
+        if self.kind == "float":
+            return repr(float(value))
+        return str(value)
+
+    def slot(self, value) -> int:
+        """The int64 a strategy reads for this value."""
+        if self.kind == "int":
+            return int(value)
+        if self.kind == "float":
+            return int(np.float64(value).view(np.int64))
+        return self.allowed.index(value)
+
+    def describe(self) -> str:
+        if self.kind == "choice":
+            rng = "|".join(self.allowed)
+        else:
+            rng = f"{self.text(self.allowed[0])}..{self.text(self.allowed[1])}"
+        return f"{self.name}={self.text(self.default)} ({self.kind} {rng}): {self.doc}"
+
+
+def parameters(*params: Param, scratch: int | None = None):
+    """Declare a strategy's parameters (a decorator on its jitted function); at most
+    ``N_PARAMS`` (16), in the order the strategy reads them. ``scratch``: how many of its
+    scratch slots (from ``V_SCRATCH``) must start each hand at zero; undeclared, all
+    ``N_SCRATCH`` do (a strategy that declares fewer lets the engine zero less)."""
+    if len(params) > N_PARAMS:
+        raise ParamError(f"a strategy declares at most {N_PARAMS} parameters, not {len(params)}")
+    names = [p.name for p in params]
+    if len(set(names)) != len(names):
+        raise ParamError(f"parameter names repeat: {names}")
+
+    if scratch is not None and not 0 <= scratch <= N_SCRATCH:
+        raise ParamError(f"scratch={scratch}: a strategy has {N_SCRATCH} scratch slots")
+
+    def mark(fn):
+        _DECLARED[id(fn)] = (fn, tuple(params), N_SCRATCH if scratch is None else int(scratch))
+        return fn
+
+    return mark
+
+
+def declared(fn) -> tuple[Param, ...]:
+    """The parameters a strategy function declared (none if it declared none)."""
+    entry = _DECLARED.get(id(fn))
+    return entry[1] if entry is not None and entry[0] is fn else ()
+
+
+def copy_declaration(src, dst):
+    """``dst`` (a function compiled from ``src``) with ``src``'s declaration."""
+    entry = _DECLARED.get(id(src))
+    if entry is not None and entry[0] is src:
+        _DECLARED[id(dst)] = (dst, entry[1], entry[2])
+    return dst
+
+
+def scratch_of(fn) -> int:
+    """The scratch slots a strategy function needs zeroed each hand (all, undeclared)."""
+    entry = _DECLARED.get(id(fn))
+    return entry[2] if entry is not None and entry[0] is fn else N_SCRATCH
+
+
+def resolve_values(params: tuple[Param, ...], given: dict[str, str], owner: str) -> tuple[tuple[str, Any], ...]:
+    """Every declared parameter with its value (given text parsed, else the default), in
+    declaration order; an unknown name is an error naming the known ones."""
+    known = {p.name: p for p in params}
+    for name in given:
+        if name not in known:
+            names = ", ".join(known) or "none"
+            raise ParamError(f"strategy {owner!r} has no parameter {name!r} (its parameters: {names})")
+    return tuple((p.name, p.parse(given[p.name], owner) if p.name in given else p.default) for p in params)
+
+
+def canonical_text(params: tuple[Param, ...], values) -> str:
+    """``[a=1,b=0.3]`` for the values in declaration order, or '' for a strategy without any."""
+    if not params:
+        return ""
+    by = dict(values)
+    return "[" + ",".join(f"{p.name}={p.text(by[p.name])}" for p in params) + "]"
+
+
+def slots(params: tuple[Param, ...], values) -> np.ndarray:
+    """The ``N_PARAMS`` view slots of the values."""
+    out = np.zeros(N_PARAMS, np.int64)
+    by = dict(values)
+    for i, p in enumerate(params):
+        out[i] = p.slot(by[p.name])
+    return out
