@@ -89,6 +89,7 @@ O_FNS = O_WINNERS + 8    # [2 * (group*4 + seat)]: a strategy's ``nrt.strategy_a
                          # play, 1 exchange, 2 void
 O_SCORES_IN = O_FNS + 24  # [seat] scores before the next hand
 O_SCRATCH_USE = O_SCORES_IN + 4  # [seat] scratch slots its strategies use (zeroed each hand)
+assert vw.V_SCRATCH == vw.V_ZEROED  # one memset zeroes a view's per-hand slots and its scratch
 O_FIXED_WALL = O_SCRATCH_USE + 4  # N_TILES tiles
 O_SWAPS = O_FIXED_WALL + N_TILES  # scratch: the shuffle's swap partners [i], i = 1..WALL_LAST
 O_STATE = O_SWAPS + N_TILES
@@ -669,8 +670,7 @@ def _reset(S, dealer):
     is left alone: the shuffle rewrites all of it."""
     view_of(S, O_HAND, O_STATE_END - O_HAND)[:] = 0
     for s in range(4):
-        view_of(S, _v(s), vw.V_ZEROED)[:] = 0
-        view_of(S, _v(s) + vw.V_SCRATCH, S[O_SCRATCH_USE + s])[:] = 0
+        view_of(S, _v(s), vw.V_ZEROED + S[O_SCRATCH_USE + s])[:] = 0  # the scratch follows V_ZEROED
         rows = S[O_REVEALED_ROWS]
         for w in range(4):
             if (rows >> w) & 1:

@@ -86,16 +86,16 @@ V_RECEIVED = 114    # 3 tiles it received
 V_VISIBLE = 117     # 27 counts of tiles this seat can see: own hand and sets, every discard
                     # pile, exposed sets, winners' revealed hands and set-aside winning tiles
 V_ZEROED = 144      # slots [0, V_ZEROED) start each hand at zero (before the engine fills them)
-V_REVEALED = 208    # [seat*27 + t]: winners' revealed concealed tiles
-V_DISC_SEQ = 316    # the discard sequence: ``pack_discard(seat, tile)``, V_N_DISCARDS entries (at most 128)
+V_SCRATCH = 144     # free for the strategy; its first ``scratch`` slots (as declared, else all) are
+N_SCRATCH = 256     # zero at the start of each hand, with the slots before them
+V_REVEALED = 400    # [seat*27 + t]: winners' revealed concealed tiles
+V_DISC_SEQ = 508    # the discard sequence: ``pack_discard(seat, tile)``, V_N_DISCARDS entries (at most 128)
 N_DISC_SEQ = 128
-V_RULES = 444       # the rule set: ``simcore.rules.RuleSet.to_array``, read as view[V_RULES + R_*]
+V_RULES = 636       # the rule set: ``simcore.rules.RuleSet.to_array``, read as view[V_RULES + R_*]
 N_RULE_SLOTS = 32
-V_PARAMS = 476      # [group*N_PARAMS + i]: parameter i of the seat's play (group 0), exchange (1) and
+V_PARAMS = 668      # [group*N_PARAMS + i]: parameter i of the seat's play (group 0), exchange (1) and
 N_PARAMS = 16       # void (2) strategy (``strategies.params``; read with param_int/param_float)
-V_SCRATCH = 524     # free for the strategy; its first ``scratch`` slots (as declared, else all) are
-N_SCRATCH = 256     # zero at the start of each hand
-VIEW_LEN = 780
+VIEW_LEN = 716
 
 # A batch's seat setup (``strategies.registry.Players.setup``), what the engine copies into the views:
 # [seat*3*N_PARAMS + group*N_PARAMS + i] parameters, then [SETUP_SCRATCH + seat] the scratch slots

@@ -20,6 +20,7 @@ from .core import (  # noqa: F401
     ukeire,
 )
 from .params import Param, parameters  # noqa: F401
+from .value import VALUE_SCRATCH, WAIT_VALUES, rules_of, wait_values, win_context, win_value  # noqa: F401
 
 
 @nb.njit(cache=True, inline="always")

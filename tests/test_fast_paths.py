@@ -14,6 +14,7 @@ import pytest
 
 from simcore.tables import N_CODES, PAIR_OFF, STRIDE, final_at, load_tables
 from simcore.view import V_CODES, V_HAND, V_ME, V_MUST_VOID, V_N1, V_N2, V_N_MELDS, V_SCRATCH, V_VISIBLE, V_VOID, VIEW_LEN
+from simcore.tiles import NO_VOID
 from strategies import core
 from strategies.play import shanten_after_pung
 
@@ -47,10 +48,10 @@ def _random_view(rng):
     view = np.zeros(VIEW_LEN, np.int64)
     k = int(rng.choice([0, 0, 0, 1, 2, 3]))
     n = 14 - 3 * k - int(rng.integers(0, 2))
-    void = int(rng.integers(-1, 3))
+    void = int(rng.choice([NO_VOID, 0, 1, 2]))
     wall = np.repeat(np.arange(27), 4)
     hand = np.bincount(rng.choice(wall, n, replace=False), minlength=27)
-    if void >= 0 and rng.random() < 0.7:  # mostly without void tiles, as at most turns
+    if void < NO_VOID and rng.random() < 0.7:  # mostly without void tiles, as at most turns
         hand[void * 9:void * 9 + 9] = 0
     view[V_ME] = 0
     view[V_VOID] = void
@@ -61,7 +62,7 @@ def _random_view(rng):
     kinds = [t for t in range(27) if t // 9 != void]
     view[V_N2] = sum((hand[t] >= 2) + (hand[t] == 4) for t in kinds)
     view[V_N1] = sum(hand[t] & 1 for t in kinds)
-    view[V_MUST_VOID] = int(void >= 0 and hand[void * 9:void * 9 + 9].sum() > 0)
+    view[V_MUST_VOID] = int(void < NO_VOID and hand[void * 9:void * 9 + 9].sum() > 0)
     view[V_VISIBLE:V_VISIBLE + 27] = hand + rng.integers(0, 5 - hand)
     return view
 
