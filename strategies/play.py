@@ -29,7 +29,7 @@ from .core import (
     INF, NO_KEY, NO_TILE, add_tiles, code_and_rest, discard_shantens, final_shanten, isolation, isolation_at, klass,
     live_draws,
     lowest_shanten_discard, my_void, near_mask, plus_classes, prepare, shanten_minus, shanten_moved, shanten_of,
-    ukeire_fast,
+    ukeire, ukeire_fast,
 )
 from .params import parameters
 
@@ -192,8 +192,8 @@ def void_discard(view):
 @nb.njit(cache=True, _nrt=False)
 def choose_discard(tab, view, st, mode):
     """(tile, shanten after discarding it). Lowest shanten first; ``EFFICIENT`` and ``DEFENSIVE``
-    then prefer the most live tiles that lower it; last, the most isolated tile and the lowest
-    index. ``DEFENSIVE`` never throws a locked winner's known wait when a tile as good avoids
+    then prefer the most live tiles that lower it (a tile of an ignored suit, the flush player's
+    junk, keeps all of them); last, the most isolated tile and the lowest index. ``DEFENSIVE`` never throws a locked winner's known wait when a tile as good avoids
     it, adds each tile's ``danger`` to its isolation (so among discards equally good for its
     hand it throws the one least likely to let an opponent win), and once its hand is
     ``_hopeless`` puts the safest tiles first."""
@@ -212,8 +212,10 @@ def choose_discard(tab, view, st, mode):
     best_sh = discard_shantens(tab, view, st, SCR_SHANTEN)
     fold = mode == DEFENSIVE and _hopeless(view, best_sh)
     # the draws that count for ukeire, and their suits' classes with the draw added
-    draws = live_draws(view, near_mask(view, st))
+    near = near_mask(view, st)
+    draws = live_draws(view, near)
     plus_classes(tab, view, st, draws, SCR_PLUS)
+    junk_acc = -1  # the ukeire of discarding a tile of an ignored suit (the same for all of them)
     # the lowest key (head, 255 - min(acc, 255), isolation [+ danger], t), its last two parts
     # only computed for a tie on the first two
     best_t = -1
@@ -230,8 +232,13 @@ def choose_discard(tab, view, st, mode):
                 continue
             head = sh + (16 if (deadly >> t) & 1 else 0)
         acc = 0
-        if sh == best_sh and not (ignore >> (t // 9)) & 1:
-            acc = ukeire_fast(tab, view, st, t, sh, draws, SCR_PLUS)
+        if sh == best_sh:
+            if not (ignore >> (t // 9)) & 1:
+                acc = ukeire_fast(tab, view, st, t, sh, draws, SCR_PLUS)
+            else:  # an ignored suit's tile: without it the target suits keep every useful draw
+                if junk_acc < 0:
+                    junk_acc = ukeire(tab, view, st, np.int64(t), sh, near)
+                acc = junk_acc
         hi = head * 256 + (255 - min(acc, 255))
         if hi <= best_hi:
             iso = isolation(view, t)
