@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import numba as nb
 
+from simcore.evaluate import regular_shanten_codes
 from simcore.nrt import nonneg
-from simcore.view import Q_EXCHANGE, STRATEGY_SIG, V_HAND, pack3, rand_below
+from simcore.view import Q_EXCHANGE, STRATEGY_SIG, V_HAND, pack3, param_int, rand_below
 
-from .params import parameters
+from .params import Param, parameters
 
 
 @nb.njit(cache=True, _nrt=False)
@@ -128,3 +129,86 @@ def keep_pairs(q, view, tab):
             best_key = key
             best = s
     return pass_three_of(view, best)
+
+
+@nb.njit(cache=True, inline="always")
+def _codes_less(view, s, a, b, c):
+    """The three suit codes (rank 0 least significant, base 5) of the hand less tiles a, b, c."""
+    m = 0
+    p = 0
+    t = 0
+    for r in range(8, -1, -1):
+        m = m * 5 + view[V_HAND + r] - (a == r) - (b == r) - (c == r) if s == 0 else m * 5 + view[V_HAND + r]
+        p = p * 5 + view[V_HAND + 9 + r] - (a == 9 + r) - (b == 9 + r) - (c == 9 + r) if s == 1 else \
+            p * 5 + view[V_HAND + 9 + r]
+        t = t * 5 + view[V_HAND + 18 + r] - (a == 18 + r) - (b == 18 + r) - (c == 18 + r) if s == 2 else \
+            t * 5 + view[V_HAND + 18 + r]
+    return m, p, t
+
+
+@nb.njit(cache=True, _nrt=False)
+def plan_cost(tab, m, p, t, n0, n1, n2, void_cost, flush_bonus):
+    """What a hand of suit codes m, p, t (n0, n1, n2 tiles) is worth keeping, lower is better:
+    over the suit it would void, the regular shanten of the other two suits plus ``void_cost``
+    per tile of the void suit still to discard, less ``flush_bonus`` per tile by which its
+    longest suit passes six (a full flush to aim for)."""
+    best = 1 << 30
+    for v in range(3):
+        sh = regular_shanten_codes(tab, 0 if v == 0 else m, 0 if v == 1 else p, 0 if v == 2 else t, 0)
+        nv = n0 if v == 0 else (n1 if v == 1 else n2)
+        best = min(best, sh * 16 + nv * void_cost)
+    longest = max(n0, max(n1, n2))
+    return best - max(longest - 6, 0) * flush_bonus
+
+
+@parameters(Param.int("void_cost", 6, 0, 32, "what each tile left in the suit to void costs, in sixteenths of a shanten"),
+            Param.int("flush_bonus", 4, 0, 32, "what each tile of the longest suit past six is worth, in sixteenths of a shanten"),
+            scratch=0)
+@nb.njit(STRATEGY_SIG, cache=True, _nrt=False)
+def plans(q, view, tab):
+    """Three tiles by the hand they leave: of each eligible suit's five loneliest tiles, the three
+    whose passing leaves the best plan (``plan_cost``: a quick shanten once a suit is voided,
+    and a long suit kept for a flush); the three that arrive are one unknown suit, so they are
+    not counted."""
+    void_cost = param_int(view, 0)
+    flush_bonus = param_int(view, 1)
+    best = 1 << 40
+    best_pick = -1
+    for s in range(3):
+        n = suit_count(view, s)
+        if n < 3:
+            continue
+        # the suit's five loneliest tiles (copies counted), loneliest first
+        c0 = c1 = c2 = c3 = c4 = -1
+        k0 = k1 = k2 = k3 = k4 = 1 << 30
+        for t in range(s * 9, s * 9 + 9):
+            c = view[V_HAND + t]
+            if c <= 0:
+                continue
+            key = neighbour_count(view, t) * 32 + t
+            for _ in range(min(c, 3)):
+                if key < k4:
+                    c4, k4 = t, key
+                    if k4 < k3:
+                        c3, k3, c4, k4 = c4, k4, c3, k3
+                    if k3 < k2:
+                        c2, k2, c3, k3 = c3, k3, c2, k2
+                    if k2 < k1:
+                        c1, k1, c2, k2 = c2, k2, c1, k1
+                    if k1 < k0:
+                        c0, k0, c1, k1 = c1, k1, c0, k0
+                key += 1  # a second copy sorts just after the first
+        lonely = (c0, c1, c2, c3, c4)
+        m = (c0 >= 0) + (c1 >= 0) + (c2 >= 0) + (c3 >= 0) + (c4 >= 0)
+        for i in range(m):
+            for j in range(i + 1, m):
+                for k in range(j + 1, m):
+                    a, b, c = lonely[i], lonely[j], lonely[k]
+                    x, y, z = _codes_less(view, s, a, b, c)
+                    n0 = suit_count(view, 0) - 3 * (s == 0)
+                    n1 = suit_count(view, 1) - 3 * (s == 1)
+                    n2 = suit_count(view, 2) - 3 * (s == 2)
+                    cost = plan_cost(tab, x, y, z, n0, n1, n2, void_cost, flush_bonus) * 1024 + (i + j + k)
+                    if cost < best:
+                        best, best_pick = cost, pack3(a, b, c)
+    return best_pick

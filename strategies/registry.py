@@ -24,6 +24,7 @@ import numpy as np
 from simcore.view import N_PARAMS, SETUP_LEN, SETUP_SCRATCH, STRATEGY_SIG
 
 from . import exchange as _exchange
+from . import expert as _expert
 from . import play as _play
 from . import void as _void
 from .params import ParamError, canonical_text, copy_declaration, declared, resolve_values, scratch_of, slots
@@ -37,11 +38,13 @@ EXCHANGE: dict = {
     "shortest": _exchange.shortest,
     "random": _exchange.random_suit,
     "keep-pairs": _exchange.keep_pairs,
+    "expert": _exchange.plans,
 }
 VOID: dict = {
     "fewest": _void.fewest,
     "weakest": _void.weakest,
     "random": _void.random_void,
+    "expert": _void.plans,
 }
 KINDS = {"play": PLAY, "exchange": EXCHANGE, "void": VOID}
 
@@ -55,6 +58,7 @@ register_play("greedy", _play.greedy)
 register_play("efficient", _play.efficient)
 register_play("flush", _play.flush)
 register_play("defensive", _play.defensive)
+register_play("expert", _expert.expert)
 
 
 class StrategyError(ValueError):

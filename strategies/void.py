@@ -5,10 +5,10 @@ from __future__ import annotations
 import numba as nb
 
 from simcore.evaluate import regular_shanten_codes
-from simcore.view import STRATEGY_SIG, V_HAND, rand_below
+from simcore.view import STRATEGY_SIG, V_HAND, param_int, rand_below
 
 from .exchange import suit_count
-from .params import parameters
+from .params import Param, parameters
 
 
 @parameters(scratch=0)
@@ -51,3 +51,34 @@ def weakest(q, view, tab):
 def random_void(q, view, tab):
     """A uniformly random suit."""
     return rand_below(view, 3)
+
+
+@parameters(Param.int("void_cost", 6, 0, 32, "what each tile of the voided suit costs, in sixteenths of a shanten"),
+            Param.int("flush_bonus", 4, 0, 32, "what each tile of the longest suit past six is worth, in sixteenths of a shanten"),
+            scratch=0)
+@nb.njit(STRATEGY_SIG, cache=True, _nrt=False)
+def plans(q, view, tab):
+    """The suit whose voiding leaves the best plan: the lowest shanten of the other two plus a
+    cost per tile still to discard, never the long suit of a possible flush (``exchange.plan_cost``
+    for each choice)."""
+    void_cost = param_int(view, 0)
+    flush_bonus = param_int(view, 1)
+    m = 0
+    p = 0
+    t = 0
+    for r in range(8, -1, -1):
+        m = m * 5 + view[V_HAND + r]
+        p = p * 5 + view[V_HAND + 9 + r]
+        t = t * 5 + view[V_HAND + 18 + r]
+    n = (suit_count(view, 0), suit_count(view, 1), suit_count(view, 2))
+    longest = max(n[0], max(n[1], n[2]))
+    best = 0
+    best_key = 1 << 40
+    for s in range(3):
+        if n[s] == longest and longest >= 7:
+            continue
+        sh = regular_shanten_codes(tab, 0 if s == 0 else m, 0 if s == 1 else p, 0 if s == 2 else t, 0)
+        key = (sh * 16 + n[s] * void_cost) * 64 + n[s]
+        if key < best_key:
+            best_key, best = key, s
+    return best

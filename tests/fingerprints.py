@@ -33,7 +33,9 @@ TABLES_PLAYED = (
     "flush+exchange=shortest+void=weakest",
     "defensive+exchange=keep-pairs+void=random",
     "random,greedy+exchange=random,efficient+void=weakest,defensive+exchange=keep-pairs",
+    "expert+exchange=expert+void=expert",
 )
+MIXED = TABLES_PLAYED[5]   # also played in match mode
 
 
 def cases(presets) -> list[tuple[str, str, str, int]]:
@@ -42,7 +44,7 @@ def cases(presets) -> list[tuple[str, str, str, int]]:
     for p in presets:
         for i, seats in enumerate(TABLES_PLAYED):
             out.append((f"{p}/{i}", p, seats, "hands"))
-        out.append((f"{p}/matches", p, TABLES_PLAYED[-1], "matches"))
+        out.append((f"{p}/matches", p, MIXED, "matches"))
     return out
 
 

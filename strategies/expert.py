@@ -1,0 +1,442 @@
+"""The expert player: it weighs speed against value with the rules in its view.
+
+Each own turn it values the plans its hand can follow (plain, a full flush in its longest suit,
+seven pairs), each by an estimate of what it is worth: the chance of winning in time, from the
+plan's shanten, its useful live tiles and the draws left, times what a win of that plan pays
+(its fan with the roots it holds, capped, paid by one discarder or by every liable seat on a
+self-draw). It follows the best plan: discards as that plan's most efficient tile (ties to the
+tile least likely to let an opponent win), kongs and pungs only where they keep that plan's
+shanten, and a ready hand picks the wait with the best value-weighted live tiles. Forced
+void-suit discards go safest first, and a hand that cannot get ready in time plays safe.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba as nb
+import numpy as np
+
+from simcore.evaluate import moved_slots, seven_pairs_from_slots
+from simcore.nrt import nonneg
+from simcore.rules import (
+    R_FAN_CAP, R_FAN_FULL_FLUSH, R_FAN_ROOT, R_FAN_SEVEN_PAIRS, R_FLOW, R_SELF_DRAW_BONUS,
+)
+from simcore.tiles import N_KINDS
+from simcore.view import (
+    A_KONG, A_WIN, C_KONG, C_PASS, C_PUNG, C_WIN, M_PUNG, Q_CLAIM, Q_ROB, Q_TURN, STRATEGY_SIG, V_CAN_KONG,
+    V_CAN_PUNG, V_CAN_WIN, V_HAND, V_KONG_MASK, V_LOCKED, V_ME, V_MELD_KIND, V_MELD_TILE, V_MUST_VOID, V_N_MELDS,
+    V_OUT, V_RULES, V_SCRATCH, V_TILE, V_VISIBLE, V_WALL_LEFT, param_float, param_int,
+)
+
+from .core import (
+    INF, NO_TILE, discard_shantens, isolation, live, live_draws, my_void, near_mask, plus_classes, prepare,
+    shanten_minus, shanten_moved, shanten_of, ukeire, ukeire_fast,
+)
+from .params import Param, parameters
+from .value import VALUE_SCRATCH, wait_values, win_context, win_value
+from .play import DANGER_UNIT, _hopeless, danger, shanten_after_pung, threats, void_discard
+
+# scratch: 0..53 the discard search's work (as choose_discard's), 54..62 the threat tracking of
+# strategies.play (must start at zero), 63 the plan of the seat's latest turn
+SCR_SHANTEN = np.int64(V_SCRATCH)
+SCR_PLUS = np.int64(V_SCRATCH + N_KINDS)
+SCR_PLAN = np.int64(V_SCRATCH + 63)
+ZEROED = 64
+SCR_VALUE = np.int64(V_SCRATCH + ZEROED)               # the value helpers' work area
+SCR_WAITS = np.int64(V_SCRATCH + ZEROED + VALUE_SCRATCH)  # wait_values' output
+
+PLAN_PLAIN, PLAN_FLUSH, PLAN_PAIRS = np.int64(0), np.int64(1), np.int64(2)
+
+PARAMS = (
+    Param.float("pace", 1.5, 0.5, 4.0, "how much claims and others' discards speed a hand up over its own draws"),
+    Param.float("flush_weight", 4.0, 0.0, 50.0, "weight of the full-flush plan's value against the plain plan's"),
+    Param.float("pairs_weight", 1.0, 0.0, 4.0, "weight of the seven-pairs plan's value"),
+    Param.float("decay", 0.2, 0.05, 1.0, "how much of a hand's useful tiles stay useful on its way to ready"),
+    Param.float("stay_cost", 1.0, 0.0, 10.0, "what staying in the hand after passing a win costs, in points"),
+    Param.float("pass_margin", 1.0, 0.0, 10.0, "a passed win's expected gain over winning now, in multiples of its value"),
+    Param.int("kong_slack", 1, 0, 3, "how much a kong may raise the plan's shanten"),
+    Param.int("pung_gain", 1, 0, 3, "pung only when it lowers the plan's shanten by this much minus one (0: never)"),
+    Param.int("flush_min", 7, 5, 12, "the fewest tiles of one suit (hand and sets) that make a full flush a plan"),
+    Param.float("flow_flush_weight", 10.0, 0.0, 50.0, "flush_weight in blood flow, where a ready hand wins again and again"),
+    Param.int("flow_kong_slack", 0, 0, 3, "kong_slack in blood flow"),
+)
+(P_PACE, P_FLUSH_WEIGHT, P_PAIRS_WEIGHT, P_DECAY, P_STAY_COST, P_PASS_MARGIN, P_KONG_SLACK,
+ P_PUNG_GAIN, P_FLUSH_MIN, P_FLOW_FLUSH_WEIGHT, P_FLOW_KONG_SLACK) = (np.int64(i) for i in range(len(PARAMS)))
+
+NO_IGNORE = np.int64(0)
+ONE = np.int64(1)
+THREE = np.int64(3)
+FOUR = np.int64(4)
+
+
+@nb.njit(cache=True, inline="always")
+def _rule(view, r):
+    return view[V_RULES + r]
+
+
+@nb.njit(cache=True, _nrt=False)
+def _suit_counts(view):
+    """Tiles of each suit in the seat's hand and declared sets, and the bit set of suits its
+    declared sets are in."""
+    me = nonneg(view[V_ME])
+    c0 = c1 = c2 = 0
+    for t in range(N_KINDS):
+        c = view[V_HAND + t]
+        if t < 9:
+            c0 += c
+        elif t < 18:
+            c1 += c
+        else:
+            c2 += c
+    sets = 0
+    for i in range(view[V_N_MELDS + me]):
+        s = nonneg(view[V_MELD_TILE + me * 4 + i]) // 9
+        sets |= 1 << s
+        if s == 0:
+            c0 += 3
+        elif s == 1:
+            c1 += 3
+        else:
+            c2 += 3
+    return c0, c1, c2, sets
+
+
+@nb.njit(cache=True, _nrt=False)
+def _roots(view):
+    """Kinds the seat holds all four of, in hand and declared sets (a root each)."""
+    me = nonneg(view[V_ME])
+    n = 0
+    for t in range(N_KINDS):
+        c = view[V_HAND + t]
+        for i in range(view[V_N_MELDS + me]):
+            if view[V_MELD_TILE + me * 4 + i] == t:
+                c += 3 if view[V_MELD_KIND + me * 4 + i] == M_PUNG else 4
+        n += c == 4
+    return n
+
+
+@nb.njit(cache=True, _nrt=False)
+def _payoff(view, fan):
+    """What a win of ``fan`` pays on average: its base from the discarder, or base plus the
+    self-draw bonus from every liable seat on a self-draw (about a third of wins)."""
+    cap = _rule(view, R_FAN_CAP)
+    base = 1 << min(fan, cap)
+    liable = _liable(view)
+    sd = 0.33
+    return base * (1.0 - sd + sd * liable) + sd * liable * _rule(view, R_SELF_DRAW_BONUS)
+
+
+@nb.njit(cache=True, _nrt=False)
+def _p_win(view, sh, acc, pace, decay):
+    """The chance of winning in time from shanten ``sh`` with ``acc`` useful live tiles: sh + 1
+    steps are needed, and the seat's remaining draws (times ``pace`` for claims and wins on
+    others' discards) each make one with the chance acc / unseen times ``decay`` (a hand
+    nearer ready has fewer useful tiles): the chance of sh + 1 successes or more, Poisson."""
+    if sh >= INF:
+        return 0.0
+    unseen = 0
+    playing = 0
+    for t in range(N_KINDS):
+        unseen += 4 - view[V_VISIBLE + t]
+    for o in range(4):
+        playing += view[V_OUT + o] == 0
+    draws = (view[V_WALL_LEFT] + playing - 1) / playing
+    if unseen <= 0 or draws <= 0:
+        return 0.0
+    lam = draws * pace * decay * acc / unseen
+    term = math.exp(-lam)
+    below = term
+    for i in range(1, sh + 1):
+        term *= lam / i
+        below += term
+    return max(0.0, 1.0 - below)
+
+
+@nb.njit(cache=True, _nrt=False)
+def _plan_discard(tab, view, st, deadly, ready, defend):
+    """(tile, shanten after it, its useful live tiles): the lowest shanten, then the most useful
+    live tiles (a tile of an ignored suit keeps all of them), then the most isolated tile plus,
+    when ``defend``, its danger; as ``strategies.play.choose_discard``."""
+    ignore = st.ignore
+    best_sh = discard_shantens(tab, view, st, SCR_SHANTEN)
+    near = near_mask(view, st)
+    draws = live_draws(view, near)
+    plus_classes(tab, view, st, draws, SCR_PLUS)
+    junk_acc = -1
+    best_t = -1
+    best_acc = 0
+    best_hi = np.int64(1) << 62
+    best_lo = np.int64(0)
+    for t in range(N_KINDS):
+        sh = view[SCR_SHANTEN + t]
+        if sh != best_sh:
+            continue
+        if not (ignore >> (t // 9)) & 1:
+            acc = ukeire_fast(tab, view, st, t, sh, draws, SCR_PLUS)
+        else:
+            if junk_acc < 0:
+                junk_acc = ukeire(tab, view, st, np.int64(t), sh, near)
+            acc = junk_acc
+        hi = 255 - min(acc, 255) + (256 if (deadly >> t) & 1 else 0)
+        if hi <= best_hi:
+            iso = isolation(view, t)
+            if defend:
+                iso += danger(view, t, deadly, ready) // DANGER_UNIT
+            lo = iso * 32 + t
+            if hi < best_hi or lo < best_lo:
+                best_hi, best_lo, best_t, best_acc = hi, lo, t, acc
+    return best_t, best_sh, best_acc
+
+
+@nb.njit(cache=True, _nrt=False)
+def _pairs_discard(view, void):
+    """(tile, seven-pairs shanten after it, useful live tiles) for the seven-pairs plan: keep
+    pairs, throw the single that has the fewest live copies to pair with (the void suit first)."""
+    n2 = 0
+    n1 = 0
+    for t in range(N_KINDS):
+        if t // 9 != void:
+            c = view[V_HAND + t]
+            n2 += (c >= 2) + (c == 4)
+            n1 += c & 1
+    best_t = -1
+    best_key = np.int64(1) << 62
+    best_sh = INF
+    best_acc = 0
+    for t in range(N_KINDS):
+        c = view[V_HAND + t]
+        if c == 0:
+            continue
+        if t // 9 == void:
+            sh = seven_pairs_from_slots(n2, n1)
+        else:
+            a, b = moved_slots(n2, n1, c, -1)
+            sh = seven_pairs_from_slots(a, b)
+        acc = 0
+        for u in range(N_KINDS):
+            cu = view[V_HAND + u] - (1 if u == t else 0)
+            if u // 9 != void and (cu == 1 or cu == 3):
+                acc += live(view, u)
+        key = (sh * 256 + 255 - min(acc, 255)) * 32 + (live(view, t) if c == 1 else 8)
+        if key < best_key:
+            best_key, best_t, best_sh, best_acc = key, t, sh, acc
+    return best_t, best_sh, best_acc
+
+
+@nb.njit(cache=True, _nrt=False)
+def _flush_suit(view, void):
+    """The suit of a possible full flush (the longest non-void suit holding every declared set)
+    as an ignore mask for the others, or 0 when no flush is worth trying."""
+    c0, c1, c2, sets = _suit_counts(view)
+    best = -1
+    best_n = -1
+    for s in range(3):
+        n = c0 if s == 0 else (c1 if s == 1 else c2)
+        if s != void and n > best_n:
+            best, best_n = s, n
+    if best < 0 or sets & ~(1 << best) or best_n < param_int(view, P_FLUSH_MIN):
+        return NO_IGNORE
+    return np.int64(7 & ~(1 << best))
+
+
+@nb.njit(cache=True, _nrt=False)
+def _turn(tab, view):
+    if view[V_CAN_WIN]:
+        return A_WIN
+    void = my_void(view)
+    mask = view[V_KONG_MASK]
+    if view[V_LOCKED]:
+        return A_KONG + view[V_TILE] if mask else view[V_TILE]
+    deadly, ready = threats(tab, view)
+    if view[V_MUST_VOID] and not mask:
+        return _safest_void(view, void, deadly, ready)
+    pace = param_float(view, P_PACE)
+    flow = _rule(view, R_FLOW) != 0
+    flush_weight = param_float(view, P_FLOW_FLUSH_WEIGHT if flow else P_FLUSH_WEIGHT)
+    pairs_weight = param_float(view, P_PAIRS_WEIGHT)
+    decay = param_float(view, P_DECAY)
+    roots = _roots(view) * _rule(view, R_FAN_ROOT)
+    # the plain plan
+    st = prepare(tab, view, NO_IGNORE)
+    defend = True
+    t, sh, acc = _plan_discard(tab, view, st, deadly, ready, defend)
+    best_ev = _p_win(view, sh, acc, pace, decay) * _payoff(view, roots)
+    plan, best_t, best_sh, best_st = PLAN_PLAIN, t, sh, st
+    # a full flush in the longest suit
+    ignore = _flush_suit(view, void)
+    if ignore:
+        fst = prepare(tab, view, ignore)
+        ft, fsh, facc = _plan_discard(tab, view, fst, deadly, ready, defend)
+        ev = flush_weight * _p_win(view, fsh, facc, pace, decay) * _payoff(view, roots + _rule(view, R_FAN_FULL_FLUSH))
+        if ev > best_ev:
+            plan, best_t, best_sh, best_st, best_ev = PLAN_FLUSH, ft, fsh, fst, ev
+    # seven pairs (closed hands only)
+    if view[V_N_MELDS + nonneg(view[V_ME])] == 0:
+        pt, psh, pacc = _pairs_discard(view, void)
+        ev = pairs_weight * _p_win(view, psh, pacc, 1.0, decay) * _payoff(view, roots + _rule(view, R_FAN_SEVEN_PAIRS))
+        if ev > best_ev:
+            plan, best_t, best_sh, best_st, best_ev = PLAN_PAIRS, pt, psh, st, ev
+    view[SCR_PLAN] = plan
+    if best_sh == 0 and not view[V_MUST_VOID]:
+        best_t = _best_wait(tab, view, best_t, deadly, ready)
+    if view[V_MUST_VOID]:
+        best_t = _safest_void(view, void, deadly, ready)
+    elif _hopeless(view, best_sh) and ready:
+        best_t = _safest(view, void, deadly, ready)
+    if mask and plan != PLAN_PAIRS:
+        k = _kong_keeping(tab, view, best_st, best_sh + param_int(view, P_FLOW_KONG_SLACK if flow else P_KONG_SLACK), mask)
+        if k >= 0:
+            return A_KONG + k
+    return best_t
+
+
+@nb.njit(cache=True, _nrt=False)
+def _wait_worth(view, mask):
+    """What the waits wait_values left in SCR_WAITS are worth: each live copy wins on a discard
+    (its base) or, about a third of the time, as a self-draw every liable seat pays."""
+    sd = 0.33
+    liable = _liable(view)
+    bonus = _rule(view, R_SELF_DRAW_BONUS)
+    worth = 0.0
+    for u in range(N_KINDS):
+        if (mask >> u) & 1:
+            worth += view[SCR_WAITS + 2 * N_KINDS + u] * (
+                (1.0 - sd) * view[SCR_WAITS + u] + sd * liable * (view[SCR_WAITS + N_KINDS + u] + bonus))
+    return worth
+
+
+@nb.njit(cache=True, _nrt=False)
+def _best_wait(tab, view, fallback, deadly, ready):
+    """Of the discards that leave the hand ready, the one whose waits are worth most (ties: the
+    safer tile); ``fallback`` when none does."""
+    best_t = fallback
+    best = -1.0
+    for t in range(N_KINDS):
+        if view[V_HAND + t] == 0:
+            continue
+        mask, n_live = wait_values(tab, view, np.int64(t), SCR_VALUE, SCR_WAITS)
+        if mask == 0:
+            continue
+        worth = _wait_worth(view, mask) - 0.01 * danger(view, t, deadly, ready) / DANGER_UNIT
+        if worth > best:
+            best, best_t = worth, t
+    return best_t
+
+
+@nb.njit(cache=True, _nrt=False)
+def _safest_void(view, void, deadly, ready):
+    """The void-suit tile least likely to let an opponent win (ties: the most isolated)."""
+    best_t = void_discard(view)
+    best = np.int64(1) << 62
+    for r in range(9):
+        t = void * 9 + r
+        if view[V_HAND + t] > 0:
+            key = danger(view, t, deadly, ready) * 64 + isolation(view, t)
+            if key < best:
+                best, best_t = key, t
+    return best_t
+
+
+@nb.njit(cache=True, _nrt=False)
+def _safest(view, void, deadly, ready):
+    """The held tile least likely to let an opponent win (folding)."""
+    best_t = -1
+    best = np.int64(1) << 62
+    for t in range(N_KINDS):
+        if view[V_HAND + t] > 0:
+            key = danger(view, t, deadly, ready) * 64 + isolation(view, t)
+            if key < best:
+                best, best_t = key, t
+    return best_t
+
+
+@nb.njit(cache=True, _nrt=False)
+def _kong_keeping(tab, view, st, best_sh, mask):
+    """A kong from the mask that keeps the plan's shanten (in the plan's suits), or -1."""
+    me = nonneg(view[V_ME])
+    for t in range(N_KINDS):
+        if not (mask >> t) & 1 or (st.ignore >> (t // 9)) & 1:
+            continue
+        added = False
+        for i in range(view[V_N_MELDS + me]):
+            added = added or (view[V_MELD_KIND + me * 4 + i] == M_PUNG and view[V_MELD_TILE + me * 4 + i] == t)
+        sh = shanten_moved(tab, view, st, np.int64(t), NO_TILE) if added else shanten_minus(tab, view, st,
+                                                                                            np.int64(t), FOUR, ONE)
+        if sh <= best_sh:
+            return t
+    return -1
+
+
+@nb.njit(cache=True, _nrt=False)
+def _liable(view):
+    """The seats that would pay this seat's self-draw."""
+    if _rule(view, R_FLOW):
+        return 3
+    n = 0
+    for o in range(4):
+        n += o != view[V_ME] and view[V_OUT + o] == 0
+    return n
+
+
+@nb.njit(cache=True, _nrt=False)
+def _pass_pays(tab, view):
+    """Does passing a win on this discard pay? Winning now takes the discard's base; passing
+    keeps the hand for a self-draw, which every liable seat pays with the bonus, on one of the
+    seat's remaining draws (each finds a wait with the chance live waits / unseen), at the cost
+    of staying in the hand meanwhile (``stay_cost`` points); passing must gain ``pass_margin``
+    times the win's value. Never in blood flow (a locked winner keeps winning on the same waits)."""
+    if _rule(view, R_FLOW):
+        return False
+    t = nonneg(view[V_TILE])
+    _, now = win_value(tab, view, t, win_context(view, False), SCR_VALUE)
+    mask, waits_live = wait_values(tab, view, NO_TILE, SCR_VALUE, SCR_WAITS)
+    if mask == 0 or waits_live == 0:
+        return False
+    unseen = 0
+    for u in range(N_KINDS):
+        unseen += 4 - view[V_VISIBLE + u]
+    playing = 0
+    for o in range(4):
+        playing += view[V_OUT + o] == 0
+    draws = view[V_WALL_LEFT] / playing
+    sd_value = 0.0
+    for u in range(N_KINDS):
+        if (mask >> u) & 1:
+            sd_value += view[SCR_WAITS + 2 * N_KINDS + u] * view[SCR_WAITS + N_KINDS + u]
+    sd_value /= waits_live  # the mean self-draw base over the live waits
+    p_self = 1.0 - math.pow(max(0.0, 1.0 - waits_live / max(unseen, 1)), draws)
+    gain = p_self * _liable(view) * (sd_value + _rule(view, R_SELF_DRAW_BONUS)) - param_float(view, P_STAY_COST)
+    return gain > now * param_float(view, P_PASS_MARGIN)
+
+
+@nb.njit(cache=True, _nrt=False)
+def _claim(tab, view):
+    if view[V_CAN_WIN]:
+        return C_PASS if _pass_pays(tab, view) else C_WIN
+    plan = view[SCR_PLAN]
+    if plan == PLAN_PAIRS:
+        return C_PASS
+    t = nonneg(view[V_TILE])
+    ignore = _flush_suit(view, my_void(view)) if plan == PLAN_FLUSH else NO_IGNORE
+    st = prepare(tab, view, ignore)
+    if (st.ignore >> (t // 9)) & 1:
+        return C_PASS
+    now = shanten_of(tab, st)
+    if view[V_CAN_KONG] and shanten_minus(tab, view, st, t, THREE, ONE) <= now:
+        return C_KONG
+    gain = param_int(view, P_PUNG_GAIN)
+    if view[V_CAN_PUNG] and gain and shanten_after_pung(tab, view, st, t, now) <= now - (gain - 1):
+        return C_PUNG
+    return C_PASS
+
+
+@parameters(*PARAMS, scratch=ZEROED)
+@nb.njit(STRATEGY_SIG, cache=True, _nrt=False)
+def expert(q, view, tab):
+    """Weighs speed against value with the rules in its view: plans (plain, full flush, seven pairs) by what each is worth, claims that serve the plan, safe discards when it cannot win."""
+    if q == Q_TURN:
+        return _turn(tab, view)
+    if q == Q_CLAIM:
+        return _claim(tab, view)
+    return C_WIN if q == Q_ROB else 0

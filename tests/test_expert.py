@@ -1,0 +1,123 @@
+"""The expert player and its exchange and void policies, on hands built by hand: the wait it
+keeps is the one the evaluator values most, it plays for a flush where a flush pays, it passes a
+discard win only where the rules make that pay, and its policies keep a long suit."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from simcore import hand as H
+from simcore.rules import N_RULE_FIELDS, R_SELF_DRAW_BONUS, preset
+from simcore.tiles import N_KINDS, SUITS, parse, tile_text
+from simcore.view import (
+    C_PASS, C_WIN, N_PARAMS, Q_CLAIM, Q_EXCHANGE, Q_TURN, Q_VOID, V_CAN_WIN, V_PARAMS, V_QUESTION, V_RULES, V_TILE,
+    V_VISIBLE, V_WALL_LEFT, unpack3,
+)
+from strategies import exchange, expert as X, void
+from strategies.params import declared, resolve_values, slots
+from tests.test_strategies import TAB, view_of
+
+
+def expert_view(text: str, void_suit: int, rules: str = "battle", wall_left: int = 40, seen: str = "",
+                question=Q_TURN) -> np.ndarray:
+    v = view_of(text, void_suit)
+    v[V_RULES:V_RULES + N_RULE_FIELDS] = preset(rules).to_array()
+    v[V_WALL_LEFT] = wall_left
+    v[V_QUESTION] = question
+    v[V_VISIBLE:V_VISIBLE + N_KINDS] += parse(seen) if seen else 0
+    for group, fn in enumerate((X.expert, exchange.plans, void.plans)):
+        params = declared(fn)
+        v[V_PARAMS + group * N_PARAMS:V_PARAMS + (group + 1) * N_PARAMS] = slots(
+            params, resolve_values(params, {}, fn.__name__))
+    return v
+
+
+def _worth(text, void_suit, rules, discard, wall_left):
+    """Oracle: what the waits after ``discard`` are worth, from simcore.hand alone."""
+    rest = parse(text)
+    rest[discard] -= 1
+    rest_text = "".join(f"{tile_text(t)[0] * int(rest[t])}{tile_text(t)[1]}" for t in range(N_KINDS) if rest[t])
+    void = SUITS[void_suit]
+    r = preset(rules)
+    liable = 3
+    worth = 0.0
+    for w in H.waits(rest_text, void):
+        t = parse(w).argmax()
+        live = max(4 - int(parse(text)[t]), 0)
+        on_discard = H.score(rest_text + w, void, rules=rules, last_tile=wall_left == 0).base
+        self_draw = H.score(rest_text + w, void, rules=rules, self_draw=True).base
+        worth += live * (0.67 * on_discard + 0.33 * liable * (self_draw + r.to_array()[R_SELF_DRAW_BONUS]))
+    return worth
+
+
+@pytest.mark.parametrize("rules", ["battle", "flow"])
+def test_a_ready_hand_keeps_the_wait_worth_most(rules):
+    """When the expert's discard leaves its hand ready, it is the one of those discards whose
+    waits the evaluator values most (live copies times base, self-draws paid by every seat).
+    (It may also break a ready hand for a flush worth more; those hands are counted apart.)"""
+    rng = np.random.default_rng(5)
+    checked = broke = 0
+    while checked < 40:
+        void_suit = int(rng.integers(3))
+        kinds = [t for t in range(N_KINDS) if t // 9 != void_suit]
+        pool = [t for t in kinds for _ in range(4)]
+        counts = np.bincount(rng.choice(pool, 14, replace=False), minlength=N_KINDS)
+        text = "".join(f"{tile_text(t)[0] * int(counts[t])}{tile_text(t)[1]}" for t in range(N_KINDS) if counts[t])
+        worths = {}
+        for t in range(N_KINDS):
+            if counts[t]:
+                rest = counts.copy()
+                rest[t] -= 1
+                rest_text = "".join(f"{tile_text(u)[0] * int(rest[u])}{tile_text(u)[1]}" for u in range(N_KINDS) if rest[u])
+                if H.waits(rest_text, SUITS[void_suit]):
+                    worths[t] = _worth(text, void_suit, rules, t, 40)
+        if not worths:
+            continue
+        v = expert_view(text, void_suit, rules)
+        got = int(X.expert(Q_TURN, v, TAB))
+        if got not in worths:
+            broke += 1
+            continue
+        checked += 1
+        assert worths[got] >= max(worths.values()) - 0.05, (text, tile_text(got), worths)
+    assert broke < checked / 2
+
+
+def test_in_blood_flow_a_long_suit_is_played_for_a_flush():
+    """Ten tiles of one suit and four scattered others: in blood flow (wins that repeat at a
+    flush's value) the expert throws an off-suit tile, not one of its suit."""
+    for text in ("1m2m3m4m5m7m7m8m9m9m1p5p9p3p", "2m3m3m4m5m6m6m7m8m9m2p6p9p1p"):
+        v = expert_view(text, 2, "flow")
+        t = int(X.expert(Q_TURN, v, TAB))
+        assert t // 9 == 1, f"{text}: threw {tile_text(t)}"
+
+
+def _claim_view(text, tile, rules, wall_left, seen=""):
+    v = expert_view(text, 2, rules, wall_left, seen, question=Q_CLAIM)
+    v[V_TILE] = parse(tile).argmax()
+    v[V_CAN_WIN] = 1
+    return v
+
+
+def test_a_discard_win_is_passed_only_where_a_self_draw_pays_more():
+    """A cheap discard win with many live waits early in a blood-battle hand is passed for the
+    self-draw every seat pays; the same win is taken with the wall nearly empty, and always in
+    blood flow (where a win locks the hand and the waits keep winning)."""
+    text = "2m3m4m5m6m7m2p3p4p6p7p9p9p"   # waits 5p 8p
+    assert int(X.expert(Q_CLAIM, _claim_view(text, "5p", "battle", 50), TAB)) == C_PASS
+    assert int(X.expert(Q_CLAIM, _claim_view(text, "5p", "battle", 2), TAB)) == C_WIN
+    assert int(X.expert(Q_CLAIM, _claim_view(text, "5p", "flow", 50), TAB)) == C_WIN
+
+
+def test_exchange_and_void_keep_a_long_suit():
+    """With eight tiles of one suit, the exchange passes three of another suit and the void is
+    not the long suit, even when the long suit is loose."""
+    for text in ("1m3m5m7m9m2m4m8m3p4p5p2s7s", "1p1p4p6p8p9p2p5p2m3m4m7s8s"):
+        counts = parse(text)
+        long_suit = int(np.argmax([counts[s * 9:s * 9 + 9].sum() for s in range(3)]))
+        v = expert_view(text, 0, question=Q_EXCHANGE)
+        picked = unpack3(int(exchange.plans(Q_EXCHANGE, v, TAB)))
+        assert all(t // 9 != long_suit for t in picked), (text, [tile_text(t) for t in picked])
+        v = expert_view(text, 0, question=Q_VOID)
+        assert int(void.plans(Q_VOID, v, TAB)) != long_suit
