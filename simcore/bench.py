@@ -1,14 +1,17 @@
 """Benchmarks: the figures `make bench` measures, checked against the project's targets.
 
     python -m simcore.bench                         # every section; BENCHMARKS.md gains an entry
-    python -m simcore.bench --only engine,strength  # some sections (the entry holds only those)
+    python -m simcore.bench --only engine,ladder    # some sections (the entry holds only those)
     python -m simcore.bench --quick                 # smaller sizes, for a quick look
 
 Sections print their figures as they go (progress on stderr) and return a dict of figures:
 
 - ``evaluator``: ns per shanten and per win test in a jitted loop; warm table load;
 - ``engine``: engine-only hands/s (``run_batch``) on one core and on all cores;
-- ``strength``: the strategy ladder in duplicate against a field of greedy seats;
+- ``ladder``: the strategy ladder (``sichuan ladder`` at its defaults, in a subprocess): every play
+  1 vs 3 in duplicate against each field under each preset, its score matrix with intervals, the
+  expert's paired differences and per-play statistics (it superseded ``strength``, each play
+  against a greedy field in battle, which is its battle / greedy column);
 - ``runs``: ``sichuan simulate`` end to end: throughput, peak memory, cold and warm start;
 - ``dask``: the local executor against Dask, and what one more chunk costs;
 - ``versus`` (only when named): this tree's engine speed against another commit's
@@ -39,7 +42,6 @@ from pathlib import Path
 import numba as nb
 import numpy as np
 
-from simcore.analysis import mean_ci
 from simcore.evaluate import is_win, regular_shanten, shanten
 from simcore.rules import PRESETS
 
@@ -69,12 +71,16 @@ class Figures(dict):
     their results as they come."""
 
     def add(self, key: str, label: str, value, unit: str = "", digits: int = 0, target=None,
-            low=None, high=None, ok=None, note: str | None = None) -> dict:
+            low=None, high=None, ok=None, note: str | None = None, grid: tuple | None = None) -> dict:
+        """``grid = (table, row, column)``: the entry shows the figure as that cell of a matrix
+        named ``table`` (after the section's other figures) instead of as a row of its own."""
         text, check = target if target else (None, None)
         if ok is None and check is not None and value is not None:
             ok = bool(check(value))
         fig = {"label": label, "value": value, "unit": unit, "digits": digits, "low": low, "high": high,
                "target": text, "pass": ok, "note": note}
+        if grid:
+            fig["grid"] = list(grid)
         self[key] = fig
         verdict = "" if ok is None else ("  [met]" if ok else "  [NOT MET]")
         shown = f"  (target {text})" if text else ""
@@ -293,68 +299,87 @@ def bench_engine(ctx: Context) -> Figures:
     return figs
 
 
-# -- strength -----------------------------------------------------------------------------
+# -- ladder -------------------------------------------------------------------------------
+
+LADDER_WALLS = 20_000        # the ladder's default (experiments/ladder.py); --quick plays this / 10
+LADDER_STATS = (("wins_per_hand", "wins/hand", 1, "", 3), ("self_draw_share", "self-drawn", 100, "%", 1),
+                ("mean_base", "mean base", 1, "", 2), ("deal_in_rate", "deal-in", 100, "%", 2),
+                ("exhausted_share", "exhausted", 100, "%", 1))
 
 
-@dataclass
-class ArmRuns:
-    """One arm's four rotations on the same walls: per wall, what each rotation gave."""
+def run_ladder_command(walls: int) -> tuple[dict, float]:
+    """``sichuan ladder --walls N --seed 1 --json`` in a subprocess (the core does not import the
+    experiments layer that holds it), its progress lines passed on to stderr: (report, seconds)."""
+    exe = str(Path(sys.executable).with_name("sichuan"))
+    args = [exe, "ladder", "--walls", str(walls), "--seed", str(SEED), "--json"]
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    tail: list[str] = []
 
-    nets: np.ndarray        # (walls, 4): the arm's net at seat r in rotation r
-    own_wins: np.ndarray    # (walls, 4): the arm seat's wins
-    wins: np.ndarray        # (walls, 4): wins in the hand, whole table
-    exhausted: np.ndarray   # (walls, 4): the wall ran out
+    def relay():
+        for line in proc.stderr:
+            log("  " + line.rstrip())
+            tail[:] = (tail + [line.strip()])[-3:]
 
-
-def _rotation(res, r: int) -> tuple:
-    from simcore import records as rec
-
-    return (res.seat[:, r, rec.S_NET].astype(np.int64), res.seat[:, r, rec.S_WINS].astype(np.int64),
-            res.hand[:, rec.H_N_WINS].astype(np.int64), res.hand[:, rec.H_END_REASON] == rec.END_WALL_EXHAUSTED)
-
-
-def play_arm(play: str, walls: int) -> ArmRuns:
-    """The arm at seat r and greedy at the other three, for r = 0..3, on walls 0..walls-1."""
-    from simcore.batch import run_batch
-    from simcore.rules import preset
-
-    cols, last, res = [], None, None
-    for r in range(4):
-        seats = ["greedy"] * 4
-        seats[r] = play
-        spec = ",".join(seats)
-        if spec != last:  # greedy against itself: the four rotations are one run
-            res = run_batch(preset("battle"), seat_fns(spec), SEED, 0, walls, threads=all_threads())
-            last = spec
-        cols.append(_rotation(res, r))
-    return ArmRuns(*(np.column_stack(c) for c in zip(*cols)))
+    relayer = threading.Thread(target=relay, daemon=True)
+    relayer.start()
+    out = proc.stdout.read()
+    proc.wait()
+    relayer.join()
+    seconds = time.perf_counter() - t0
+    if proc.returncode != 0:
+        raise RuntimeError(f"sichuan ladder --walls {walls} failed ({proc.returncode}): {' | '.join(tail)}")
+    return json.loads(out), seconds
 
 
-def bench_strength(ctx: Context) -> Figures:
-    """The ladder in duplicate: each play 1 vs 3 against greedy, all four seats, same walls."""
-    walls = 4_000 if ctx.quick else 60_000
+def bench_ladder(ctx: Context) -> Figures:
+    """The strategy ladder at its defaults (``sichuan ladder``): every play 1 vs 3 in duplicate
+    against each field (every play, and the mixed field) under each preset. It supersedes the
+    ``strength`` section (each play against a greedy field in battle), whose figures are its
+    battle / greedy column; ``random`` is no longer a play of its own (it sits in the mixed field)."""
+    walls = LADDER_WALLS // 10 if ctx.quick else LADDER_WALLS
+    log(f"ladder: sichuan ladder --walls {walls:,} --seed {SEED} (every play, field and preset)")
+    rep, seconds = run_ladder_command(walls)
     figs = Figures()
-    scores = {}
-    for play in PLAYS:
-        log(f"strength: {play} vs a greedy field, {walls:,} walls x 4 rotations")
-        arm = play_arm(play, walls)
-        s = arm.nets.mean(axis=1)
-        scores[play] = s
-        m, lo, hi = mean_ci(s)
-        if play == "greedy":
-            figs.add("score_greedy", "greedy vs itself: score (must be exactly 0)", float(np.abs(s).max()), "", 3,
-                     ("exactly 0", lambda v: v == 0), note="largest absolute score over walls")
-        else:
-            target = {"random": ("interval < 0", lambda _: hi < 0),
-                      "efficient": ("interval > 0", lambda _: lo > 0)}.get(play)
-            figs.add(f"score_{play}", f"{play}: score, net per hand vs greedy field", m, "", 3, target, lo, hi)
-        figs.add(f"wins_{play}", f"{play}: wins per hand (whole table)", float(arm.wins.mean()), "", 3)
-        figs.add(f"own_wins_{play}", f"{play}: its own seat's wins per hand", float(arm.own_wins.mean()), "", 3)
-        figs.add(f"exhausted_{play}", f"{play}: hands ending with the wall exhausted",
-                 float(arm.exhausted.mean()) * 100, "%", 1)
-    m, lo, hi = mean_ci(scores["defensive"] - scores["efficient"])
-    figs.add("defensive_minus_efficient", "defensive − efficient, paired on the walls", m, "", 3,
-             ("low end > −0.05", lambda _: lo > -0.05), lo, hi)
+    figs.add("seconds", f"sichuan ladder --walls {walls:,}: wall time, whole command", seconds, "s", 0)
+    figs.add("hands", f"hands played ({rep['tables']:,} tables of {walls:,} walls)", rep["hands"], "", 0)
+    figs.add("replayed", "hands replayed with the event log to count discards", rep["replayed"], "", 0)
+    figs.add("rate", "hands played per second, replays included", rep["hands"] / seconds, "hands/s", 0)
+    for name in rep["presets"]:
+        res = rep["results"][name]
+        for field in rep["fields"]:
+            for play in rep["plays"]:
+                c = res["scores"][field][play]
+                target = None
+                if (name, field, play) == ("battle", "greedy", "efficient"):
+                    target = ("interval > 0", lambda _, lo=c["low"]: lo is not None and lo > 0)
+                figs.add(f"score_{name}_{field}_{play}", f"{name}, field {field}: {play}", c["mean"], "", 3, target,
+                         c["low"], c["high"], note="the field itself" if c["field"] else None,
+                         grid=(f"scores, {name} (rows: plays, columns: fields)", play, field))
+    if {"defensive", "efficient"} <= set(rep["plays"]) and "greedy" in rep["fields"]:
+        d = rep["results"]["battle"]["diffs"]["greedy"]["defensive"]["efficient"] if "battle" in rep["presets"] else None
+        if d:
+            figs.add("battle_greedy_defensive_minus_efficient", "battle, field greedy: defensive − efficient, paired "
+                     "on the walls", d["mean"], "", 3, ("low end > −0.05", lambda _: d["low"] > -0.05), d["low"],
+                     d["high"])
+    for focus in rep["focus"]:
+        for name in rep["presets"]:
+            for field in rep["fields"]:
+                for other in rep["plays"]:
+                    if other == focus:
+                        continue
+                    d = rep["results"][name]["diffs"][field][focus][other]
+                    figs.add(f"diff_{name}_{field}_{focus}_{other}", f"{name}, field {field}: {focus} − {other}",
+                             d["mean"], "", 3, None, d["low"], d["high"],
+                             grid=(f"{focus} minus each other play, {name} (rows: the other play, columns: fields)",
+                                   f"− {other}", field))
+    for name in rep["presets"]:
+        pooled = rep["results"][name]["stats"]["pooled"]
+        for play in rep["plays"]:
+            for key, col, scale, unit, digits in LADDER_STATS:
+                v = pooled[play][key]
+                figs.add(f"stat_{name}_{play}_{key}", f"{name}: {play}, {col}", None if v is None else v * scale,
+                         unit, digits, grid=(f"per play, {name}, pooled over the fields", play, col))
     return figs
 
 
@@ -697,9 +722,9 @@ def bench_versus(ctx: Context) -> Figures:
     return figs
 
 
-SECTIONS = {"evaluator": bench_evaluator, "engine": bench_engine, "strength": bench_strength,
+SECTIONS = {"evaluator": bench_evaluator, "engine": bench_engine, "ladder": bench_ladder,
             "runs": bench_runs, "dask": bench_dask, "versus": bench_versus}
-DEFAULT_SECTIONS = ("evaluator", "engine", "strength", "runs", "dask")  # versus: on request
+DEFAULT_SECTIONS = ("evaluator", "engine", "ladder", "runs", "dask")  # versus: on request
 
 
 # -- other processes ---------------------------------------------------------------------
@@ -790,7 +815,7 @@ INTRO = """# Benchmarks
 
 `make bench` (that is, `.venv/bin/python -m simcore.bench`) measures the simulator and records
 the figures here, newest run first, against the project's targets. One section alone:
-`.venv/bin/python -m simcore.bench --only engine` (sections: `evaluator`, `engine`, `strength`,
+`.venv/bin/python -m simcore.bench --only engine` (sections: `evaluator`, `engine`, `ladder`,
 `runs`, `dask`, and on request `versus`; `--quick` for smaller sizes; `--help`). Each run appends an entry to
 `benchmarks/history.json`, from which this file is regenerated; "previous" is the most recent
 earlier entry of the same size (full or quick) that has the figure.
@@ -805,10 +830,17 @@ earlier entry of the same size (full or quick) that has the figure.
 - **engine**: hands/s of `simcore.batch.run_batch` alone (no Parquet, no worker processes) after
   a warm-up: whole batches of 100,000 hands (the default chunk) for at least 2 s, best of two
   such timings, on one numba thread and on all.
-- **strength**: each play 1 vs 3 against three greedy seats, rotated through the four seats, on the
-  same 60,000 walls of battle (hands 0..59,999, seed 1). Score: the arm's net per hand averaged over
-  the four rotations of a wall; 95% normal intervals over walls. Wins per hand count every win in
-  the hand, whole table, over the arm's four runs.
+- **ladder**: `sichuan ladder --walls 20000 --seed 1 --json` (2,000 walls with `--quick`) in a
+  subprocess, timed as a whole command: every play (greedy, efficient, flush, defensive, expert)
+  1 vs 3 in duplicate against each field (each play, and the mixed field of random, greedy and
+  efficient) under each preset (battle, flow, kawu, chengdu), hands 0..walls-1 of seed 1 at every
+  table. Score against a uniform field: the play's net at seat r minus the net at seat r of the
+  table of four of the field, averaged over r = 0..3; against the mixed field its mean net per
+  hand; 95% normal intervals over walls (README.md, "The ladder"). Its matrices: the scores per
+  preset (rows plays, columns fields), the expert's paired differences from every other play, and
+  per-play statistics pooled over the fields (wins per hand, self-drawn share, mean base, deal-in
+  rate per discard, hands ending with the wall exhausted). Entries before it had **strength**
+  instead: each play (random included) 1 vs 3 against three greedy seats in battle, 60,000 walls.
 - **runs**: `sichuan simulate --quiet` (no summary) in a subprocess after an untimed warm-up run;
   wall time of the whole command. Its ratios to the engine alone use engine-only figures measured
   in the same section (one numba thread for the one-worker run, all for the big one); the write
@@ -867,14 +899,43 @@ def entry_markdown(entries: list, i: int) -> str:
     for section, figs in e["sections"].items():
         lines += [f"### {section}", "", "| figure | value | target | met | previous |", "|---|---|---|---|---|"]
         for key, fig in figs.items():
+            if fig.get("grid"):
+                continue
             met = "" if fig["pass"] is None else ("yes" if fig["pass"] else "**no**")
             label = (fig["label"] + (f" ({fig['note']})" if fig.get("note") else "")).replace("|", "\\|")
             lines.append(f"| {label} | {fmt_value(fig)} | {fig['target'] or ''} | {met} | "
                          f"{_prev_text(fig, _previous(entries, i, section, key))} |")
         lines.append("")
+        lines += grid_markdown(figs)
     for section, err in e.get("errors", {}).items():
         lines += [f"### {section}", "", f"Failed: `{err}`", ""]
     return "\n".join(lines)
+
+
+def _grid_cell(fig: dict) -> str:
+    if fig.get("note") == "the field itself" and fig["value"] == 0:
+        return "0 (the field)"
+    return fmt_value(fig).replace(" %", "%")
+
+
+def grid_markdown(figs: dict) -> list[str]:
+    """The figures that carry a ``grid`` as matrices, one per table name, rows and columns in the
+    order the figures were added; a target a cell misses is marked **no**."""
+    tables: dict[str, dict] = {}
+    for fig in figs.values():
+        if fig.get("grid"):
+            table, row, col = fig["grid"]
+            t = tables.setdefault(table, {"rows": {}, "cols": {}})
+            t["cols"].setdefault(col, None)
+            cell = _grid_cell(fig) + (" **no**" if fig["pass"] is False else "")
+            t["rows"].setdefault(row, {})[col] = cell
+    lines = []
+    for table, t in tables.items():
+        cols = list(t["cols"])
+        lines += [f"{table}:", "", "| | " + " | ".join(cols) + " |", "|---|" + "---|" * len(cols)]
+        lines += [f"| {row} | " + " | ".join(cells.get(c, "") for c in cols) + " |" for row, cells in t["rows"].items()]
+        lines.append("")
+    return lines
 
 
 def render(entries: list) -> str:
@@ -893,7 +954,7 @@ def parse_args(argv=None) -> argparse.Namespace:
                    help="run only these sections (versus runs only when named here)")
     p.add_argument("--base", default="HEAD~1", metavar="REV",
                    help="versus: the commit to compare this tree with [HEAD~1]")
-    p.add_argument("--quick", action="store_true", help="smaller sizes (4,000 walls, 1M-hand run, ...)")
+    p.add_argument("--quick", action="store_true", help="smaller sizes (2,000 ladder walls, 1M-hand run, ...)")
     p.add_argument("--no-wait", action="store_true", help="do not wait for other processes to go quiet first")
     p.add_argument("--note", action="append", default=[], help="a remark to keep with the entry (repeatable)")
     p.add_argument("--render-only", action="store_true", help="only regenerate the markdown from the history")

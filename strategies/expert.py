@@ -20,7 +20,7 @@ import numpy as np
 from simcore.evaluate import moved_slots, seven_pairs_from_slots
 from simcore.nrt import nonneg
 from simcore.rules import (
-    R_FAN_CAP, R_FAN_FULL_FLUSH, R_FAN_ROOT, R_FAN_SEVEN_PAIRS, R_FLOW, R_SELF_DRAW_BONUS,
+    R_FAN_ALL_TRIPLETS, R_FAN_CAP, R_FAN_FULL_FLUSH, R_FAN_ROOT, R_FAN_SEVEN_PAIRS, R_FLOW, R_SELF_DRAW_BONUS,
 )
 from simcore.tiles import N_KINDS
 from simcore.view import (
@@ -46,7 +46,7 @@ ZEROED = 64
 SCR_VALUE = np.int64(V_SCRATCH + ZEROED)               # the value helpers' work area
 SCR_WAITS = np.int64(V_SCRATCH + ZEROED + VALUE_SCRATCH)  # wait_values' output
 
-PLAN_PLAIN, PLAN_FLUSH, PLAN_PAIRS = np.int64(0), np.int64(1), np.int64(2)
+PLAN_PLAIN, PLAN_FLUSH, PLAN_PAIRS, PLAN_TRIPLETS = np.int64(0), np.int64(1), np.int64(2), np.int64(3)
 
 PARAMS = (
     Param.float("pace", 1.5, 0.5, 4.0, "how much claims and others' discards speed a hand up over its own draws"),
@@ -56,13 +56,15 @@ PARAMS = (
     Param.float("stay_cost", 1.0, 0.0, 10.0, "what staying in the hand after passing a win costs, in points"),
     Param.float("pass_margin", 1.0, 0.0, 10.0, "a passed win's expected gain over winning now, in multiples of its value"),
     Param.int("kong_slack", 1, 0, 3, "how much a kong may raise the plan's shanten"),
-    Param.int("pung_gain", 1, 0, 3, "pung only when it lowers the plan's shanten by this much minus one (0: never)"),
+    Param.int("pung_slack", 0, -2, 2, "pung when it leaves the plan's shanten at most this much higher (-2: never)"),
     Param.int("flush_min", 7, 5, 12, "the fewest tiles of one suit (hand and sets) that make a full flush a plan"),
     Param.float("flow_flush_weight", 10.0, 0.0, 50.0, "flush_weight in blood flow, where a ready hand wins again and again"),
     Param.int("flow_kong_slack", 0, 0, 3, "kong_slack in blood flow"),
+    Param.float("triplets_weight", 0.0, 0.0, 50.0, "weight of the all-triplets plan's value (0: not a plan)"),
+    Param.float("deal_in_cost", 0.0, 0.0, 50.0, "what letting an opponent win on a discard costs, in points (0: never fold)"),
 )
 (P_PACE, P_FLUSH_WEIGHT, P_PAIRS_WEIGHT, P_DECAY, P_STAY_COST, P_PASS_MARGIN, P_KONG_SLACK,
- P_PUNG_GAIN, P_FLUSH_MIN, P_FLOW_FLUSH_WEIGHT, P_FLOW_KONG_SLACK) = (np.int64(i) for i in range(len(PARAMS)))
+ P_PUNG_SLACK, P_FLUSH_MIN, P_FLOW_FLUSH_WEIGHT, P_FLOW_KONG_SLACK, P_TRIPLETS_WEIGHT, P_DEAL_IN_COST) = (np.int64(i) for i in range(len(PARAMS)))
 
 NO_IGNORE = np.int64(0)
 ONE = np.int64(1)
@@ -154,24 +156,34 @@ def _p_win(view, sh, acc, pace, decay):
 
 
 @nb.njit(cache=True, _nrt=False)
-def _plan_discard(tab, view, st, deadly, ready, defend):
-    """(tile, shanten after it, its useful live tiles): the lowest shanten, then the most useful
-    live tiles (a tile of an ignored suit keeps all of them), then the most isolated tile plus,
-    when ``defend``, its danger; as ``strategies.play.choose_discard``."""
+def _plan_discard(tab, view, st, deadly, ready, defend, worth, need, pace, decay):
+    """(tile, shanten after it, its useful live tiles, the bit set of discards reaching that
+    shanten): the lowest shanten, then the most useful live tiles (a tile of an ignored suit
+    keeps all of them), then the most isolated tile plus, when ``defend``, its danger; as
+    ``strategies.play.choose_discard``. Tile -1 when even every live tile near the hand being
+    useful would leave the plan worth (``worth`` times its chance) no more than ``need``."""
     ignore = st.ignore
     best_sh = discard_shantens(tab, view, st, SCR_SHANTEN)
     near = near_mask(view, st)
     draws = live_draws(view, near)
+    if need >= 0.0:
+        bound = 0
+        for u in range(N_KINDS):
+            bound += live(view, u) if (draws >> u) & 1 and not (ignore >> (u // 9)) & 1 else 0
+        if worth * _p_win(view, best_sh, bound, pace, decay) <= need:
+            return np.int64(-1), best_sh, 0, np.int64(0)
     plus_classes(tab, view, st, draws, SCR_PLUS)
     junk_acc = -1
     best_t = -1
     best_acc = 0
+    at_best = np.int64(0)
     best_hi = np.int64(1) << 62
     best_lo = np.int64(0)
     for t in range(N_KINDS):
         sh = view[SCR_SHANTEN + t]
         if sh != best_sh:
             continue
+        at_best |= np.int64(1) << t
         if not (ignore >> (t // 9)) & 1:
             acc = ukeire_fast(tab, view, st, t, sh, draws, SCR_PLUS)
         else:
@@ -186,20 +198,23 @@ def _plan_discard(tab, view, st, deadly, ready, defend):
             lo = iso * 32 + t
             if hi < best_hi or lo < best_lo:
                 best_hi, best_lo, best_t, best_acc = hi, lo, t, acc
-    return best_t, best_sh, best_acc
+    return best_t, best_sh, best_acc, at_best
 
 
 @nb.njit(cache=True, _nrt=False)
 def _pairs_discard(view, void):
     """(tile, seven-pairs shanten after it, useful live tiles) for the seven-pairs plan: keep
-    pairs, throw the single that has the fewest live copies to pair with (the void suit first)."""
+    pairs, throw the single that has the fewest live copies to pair with (the void suit first).
+    Useful: a live copy of each single kept."""
     n2 = 0
     n1 = 0
+    odd_live = 0   # live copies of the kinds held an odd number of times (each would pair)
     for t in range(N_KINDS):
         if t // 9 != void:
             c = view[V_HAND + t]
             n2 += (c >= 2) + (c == 4)
             n1 += c & 1
+            odd_live += live(view, t) if c & 1 else 0
     best_t = -1
     best_key = np.int64(1) << 62
     best_sh = INF
@@ -210,15 +225,50 @@ def _pairs_discard(view, void):
             continue
         if t // 9 == void:
             sh = seven_pairs_from_slots(n2, n1)
+            acc = odd_live
         else:
             a, b = moved_slots(n2, n1, c, -1)
             sh = seven_pairs_from_slots(a, b)
+            acc = odd_live + (live(view, t) if c & 1 == 0 else -live(view, t))
+        key = (sh * 256 + 255 - min(acc, 255)) * 32 + (live(view, t) if c == 1 else 8)
+        if key < best_key:
+            best_key, best_t, best_sh, best_acc = key, t, sh, acc
+    return best_t, best_sh, best_acc
+
+
+@nb.njit(cache=True, _nrt=False)
+def _triplets_discard(view, void):
+    """(tile, all-triplets shanten after it, useful live tiles) for the all-triplets plan (every
+    declared set is a pung or kong): 8 - 2 x triplets - pairs, at most 4 triplets and 5 blocks
+    in all; it keeps pairs and triplets and throws the single with the fewest live copies (the
+    void suit first), a pair's tile only when it has no single. Useful: a pair's third tile
+    while triplets are missing, a single's second while pairs are."""
+    k = view[V_N_MELDS + nonneg(view[V_ME])]
+    best_t = -1
+    best_key = np.int64(1) << 62
+    best_sh = INF
+    best_acc = 0
+    for t in range(N_KINDS):
+        c = view[V_HAND + t]
+        if c == 0:
+            continue
+        n3 = 0
+        n2 = 0
+        for u in range(N_KINDS):
+            cu = view[V_HAND + u] - (u == t)
+            if u // 9 != void:
+                n3 += cu >= 3
+                n2 += cu == 2
+        trip = min(n3, 4 - k)
+        pairs = min(n2, 5 - k - trip)
+        sh = 8 - 2 * (k + trip) - pairs
         acc = 0
         for u in range(N_KINDS):
-            cu = view[V_HAND + u] - (1 if u == t else 0)
-            if u // 9 != void and (cu == 1 or cu == 3):
+            cu = view[V_HAND + u] - (u == t)
+            if u // 9 != void and ((cu == 2 and trip < 4 - k) or (cu == 1 and trip + pairs < 5 - k)):
                 acc += live(view, u)
-        key = (sh * 256 + 255 - min(acc, 255)) * 32 + (live(view, t) if c == 1 else 8)
+        keep = 0 if t // 9 == void else (c if c < 3 else 4)
+        key = ((sh * 256 + 255 - min(acc, 255)) * 8 + keep) * 8 + (live(view, t) if c == 1 else 7)
         if key < best_key:
             best_key, best_t, best_sh, best_acc = key, t, sh, acc
     return best_t, best_sh, best_acc
@@ -260,30 +310,47 @@ def _turn(tab, view):
     # the plain plan
     st = prepare(tab, view, NO_IGNORE)
     defend = True
-    t, sh, acc = _plan_discard(tab, view, st, deadly, ready, defend)
+    t, sh, acc, ready_after = _plan_discard(tab, view, st, deadly, ready, defend, 1.0, -1.0, pace, decay)
     best_ev = _p_win(view, sh, acc, pace, decay) * _payoff(view, roots)
     plan, best_t, best_sh, best_st = PLAN_PLAIN, t, sh, st
     # a full flush in the longest suit
     ignore = _flush_suit(view, void)
     if ignore:
         fst = prepare(tab, view, ignore)
-        ft, fsh, facc = _plan_discard(tab, view, fst, deadly, ready, defend)
-        ev = flush_weight * _p_win(view, fsh, facc, pace, decay) * _payoff(view, roots + _rule(view, R_FAN_FULL_FLUSH))
-        if ev > best_ev:
+        worth = flush_weight * _payoff(view, roots + _rule(view, R_FAN_FULL_FLUSH))
+        ft, fsh, facc, fready = _plan_discard(tab, view, fst, deadly, ready, defend, worth, best_ev, pace, decay)
+        ev = worth * _p_win(view, fsh, facc, pace, decay)
+        if ft >= 0 and ev > best_ev:
             plan, best_t, best_sh, best_st, best_ev = PLAN_FLUSH, ft, fsh, fst, ev
+            ready_after = fready
     # seven pairs (closed hands only)
-    if view[V_N_MELDS + nonneg(view[V_ME])] == 0:
+    if view[V_N_MELDS + nonneg(view[V_ME])] == 0 and pairs_weight > 0.0:
         pt, psh, pacc = _pairs_discard(view, void)
         ev = pairs_weight * _p_win(view, psh, pacc, 1.0, decay) * _payoff(view, roots + _rule(view, R_FAN_SEVEN_PAIRS))
         if ev > best_ev:
             plan, best_t, best_sh, best_st, best_ev = PLAN_PAIRS, pt, psh, st, ev
+    # all triplets: pairs become triplets on anyone's discard, so at the pace of three draws a turn
+    triplets_weight = param_float(view, P_TRIPLETS_WEIGHT)
+    if triplets_weight > 0.0:
+        tt, tsh, tacc = _triplets_discard(view, void)
+        ev = triplets_weight * _p_win(view, tsh, tacc, 3.0 * pace, decay) * _payoff(
+            view, roots + _rule(view, R_FAN_ALL_TRIPLETS))
+        if ev > best_ev:
+            plan, best_t, best_sh, best_st, best_ev = PLAN_TRIPLETS, tt, tsh, st, ev
     view[SCR_PLAN] = plan
     if best_sh == 0 and not view[V_MUST_VOID]:
-        best_t = _best_wait(tab, view, best_t, deadly, ready)
+        # the discards leaving the hand ready: the plan's at shanten 0 (a seven-pairs or
+        # triplets plan at 0 is ready too, but its other discards are not known: all are tried)
+        cand = ready_after if plan == PLAN_PLAIN or plan == PLAN_FLUSH else np.int64((1 << N_KINDS) - 1)
+        if cand & (cand - 1):  # two or more to choose from
+            best_t = _best_wait(tab, view, best_t, deadly, ready, cand)
     if view[V_MUST_VOID]:
         best_t = _safest_void(view, void, deadly, ready)
-    elif _hopeless(view, best_sh) and ready:
-        best_t = _safest(view, void, deadly, ready)
+    elif ready or deadly:
+        # fold: when the plan's discard risks more than the plan is worth, or it cannot get ready
+        risk = danger(view, best_t, deadly, ready) * 1e-6 * param_float(view, P_DEAL_IN_COST)
+        if risk > best_ev or _hopeless(view, best_sh):
+            best_t = _safest(view, void, deadly, ready)
     if mask and plan != PLAN_PAIRS:
         k = _kong_keeping(tab, view, best_st, best_sh + param_int(view, P_FLOW_KONG_SLACK if flow else P_KONG_SLACK), mask)
         if k >= 0:
@@ -307,13 +374,13 @@ def _wait_worth(view, mask):
 
 
 @nb.njit(cache=True, _nrt=False)
-def _best_wait(tab, view, fallback, deadly, ready):
-    """Of the discards that leave the hand ready, the one whose waits are worth most (ties: the
-    safer tile); ``fallback`` when none does."""
+def _best_wait(tab, view, fallback, deadly, ready, cand):
+    """Of the discards in ``cand`` that leave the hand ready, the one whose waits are worth most
+    (ties: the safer tile); ``fallback`` when none does."""
     best_t = fallback
     best = -1.0
     for t in range(N_KINDS):
-        if view[V_HAND + t] == 0:
+        if view[V_HAND + t] == 0 or not (cand >> t) & 1:
             continue
         mask, n_live = wait_values(tab, view, np.int64(t), SCR_VALUE, SCR_WAITS)
         if mask == 0:
@@ -381,11 +448,13 @@ def _liable(view):
 
 @nb.njit(cache=True, _nrt=False)
 def _pass_pays(tab, view):
-    """Does passing a win on this discard pay? Winning now takes the discard's base; passing
-    keeps the hand for a self-draw, which every liable seat pays with the bonus, on one of the
-    seat's remaining draws (each finds a wait with the chance live waits / unseen), at the cost
-    of staying in the hand meanwhile (``stay_cost`` points); passing must gain ``pass_margin``
-    times the win's value. Never in blood flow (a locked winner keeps winning on the same waits)."""
+    """Does passing a win on this discard pay? Winning now takes the discard's base. Passing
+    keeps the hand: some later tile (any seat's draw or discard, each a wait with the chance
+    live waits / unseen) wins it, a self-draw (its own draw: one in ``playing``) paid with the
+    bonus by every liable seat, otherwise a discard worth about today's; staying costs
+    ``stay_cost`` points (what the others' wins take meanwhile). It passes when that beats
+    winning now by ``pass_margin`` times the win's value. Never in blood flow, where a locked
+    winner keeps winning on the same waits."""
     if _rule(view, R_FLOW):
         return False
     t = nonneg(view[V_TILE])
@@ -399,14 +468,16 @@ def _pass_pays(tab, view):
     playing = 0
     for o in range(4):
         playing += view[V_OUT + o] == 0
-    draws = view[V_WALL_LEFT] / playing
     sd_value = 0.0
     for u in range(N_KINDS):
         if (mask >> u) & 1:
             sd_value += view[SCR_WAITS + 2 * N_KINDS + u] * view[SCR_WAITS + N_KINDS + u]
     sd_value /= waits_live  # the mean self-draw base over the live waits
-    p_self = 1.0 - math.pow(max(0.0, 1.0 - waits_live / max(unseen, 1)), draws)
-    gain = p_self * _liable(view) * (sd_value + _rule(view, R_SELF_DRAW_BONUS)) - param_float(view, P_STAY_COST)
+    # every wall tile is drawn by someone and, unless it wins, discarded
+    p_win = 1.0 - math.pow(max(0.0, 1.0 - waits_live / max(unseen, 1)), view[V_WALL_LEFT])
+    share_self = 1.0 / playing
+    later = share_self * _liable(view) * (sd_value + _rule(view, R_SELF_DRAW_BONUS)) + (1.0 - share_self) * now
+    gain = p_win * later - param_float(view, P_STAY_COST)
     return gain > now * param_float(view, P_PASS_MARGIN)
 
 
@@ -425,8 +496,8 @@ def _claim(tab, view):
     now = shanten_of(tab, st)
     if view[V_CAN_KONG] and shanten_minus(tab, view, st, t, THREE, ONE) <= now:
         return C_KONG
-    gain = param_int(view, P_PUNG_GAIN)
-    if view[V_CAN_PUNG] and gain and shanten_after_pung(tab, view, st, t, now) <= now - (gain - 1):
+    slack = param_int(view, P_PUNG_SLACK)
+    if view[V_CAN_PUNG] and slack > -2 and shanten_after_pung(tab, view, st, t, now + slack) <= now + slack:
         return C_PUNG
     return C_PASS
 
