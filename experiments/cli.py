@@ -27,13 +27,26 @@ def _log(quiet: bool):
     return lambda line: click.echo(line, err=True)
 
 
-def _run_and_report(spec, out, hands, seed, workers, width, as_json, quiet):
+def _check_vs(spec, vs):
+    """A bad --vs is an error before anything plays."""
+    if vs is None:
+        return
+    if spec.kind != "duplicate":
+        raise ExperimentCliError(f"--vs compares the arms of a duplicate experiment; {spec.name} is a {spec.kind} "
+                                 "experiment")
+    names = [a.name for a in spec.arms]
+    if vs not in names:
+        raise ExperimentCliError(f"--vs {vs!r} is not an arm of {spec.name} (arms: {', '.join(names)})")
+
+
+def _run_and_report(spec, out, hands, seed, workers, width, as_json, quiet, vs=None):
     from .execute import ExperimentError, run_experiment
     from .report import build, dumps, format_text, save
 
+    _check_vs(spec, vs)
     try:
         run_experiment(spec, out, hands=hands, seed=seed, workers=workers, log=_log(quiet))
-        rep = build(out, width=width)
+        rep = build(out, width=width, vs=vs)
         save(out, rep)
     except ExperimentError as exc:
         raise ExperimentCliError(_one_line(exc)) from None
@@ -47,6 +60,8 @@ HANDS_HELP = ("Size: walls for a duplicate experiment (each wall is played by ev
               "4 hands per arm), hands per cell for a cells experiment (cells sized in the spec scale with it) "
               "[default: the spec's hands].")
 WIDTH_HELP = "Full width W of the 95% interval for 'walls needed' (points per hand) [default: the spec's width, 0.1]."
+VS_HELP = ("Duplicate experiments: compare every arm with arm ARM, paired on the walls, instead of with the "
+           "spec's baseline.")
 
 
 @click.group("experiment", context_settings=CONTEXT_SETTINGS)
@@ -71,9 +86,10 @@ def experiment():
               help="Experiment directory (created; rerunning resumes, a larger --hands extends).")
 @click.option("--workers", type=click.IntRange(min=1), default=None, help="Worker processes [default: the machine's cores].")
 @click.option("--width", type=click.FloatRange(min=0, min_open=True), default=None, help=WIDTH_HELP)
+@click.option("--vs", "vs", default=None, metavar="ARM", help=VS_HELP + " The report saved in DIR is this one.")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines on stderr.")
-def run_cmd(spec_name, hands, seed, out, workers, width, as_json, quiet):
+def run_cmd(spec_name, hands, seed, out, workers, width, vs, as_json, quiet):
     """Run the experiment SPEC (a TOML file, or a shipped name such as `exchange`) into DIR and
     print its report.
 
@@ -82,6 +98,7 @@ def run_cmd(spec_name, hands, seed, out, workers, width, as_json, quiet):
         sichuan experiment run exchange --out runs/exchange
         sichuan experiment run void --hands 200000 --seed 1 --out runs/void
         sichuan experiment run my-experiment.toml --out runs/mine
+        sichuan experiment run my-sweep.toml --vs flush-4.0 --out runs/sweep
     """
     from .spec import SpecError, load_spec
 
@@ -89,20 +106,27 @@ def run_cmd(spec_name, hands, seed, out, workers, width, as_json, quiet):
         spec = load_spec(spec_name)
     except SpecError as exc:
         raise ExperimentCliError(_one_line(exc)) from None
-    _run_and_report(spec, out, hands, seed, workers, width, as_json, quiet)
+    _run_and_report(spec, out, hands, seed, workers, width, as_json, quiet, vs=vs)
 
 
 @experiment.command("report")
 @click.argument("exp_dir", metavar="DIR")
 @click.option("--width", type=click.FloatRange(min=0, min_open=True), default=None, help=WIDTH_HELP)
+@click.option("--vs", "vs", default=None, metavar="ARM", help=VS_HELP)
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
-def report_cmd(exp_dir, width, as_json):
-    """Print the report of an experiment directory again (recomputed from its runs)."""
+def report_cmd(exp_dir, width, vs, as_json):
+    """Print the report of an experiment directory again (recomputed from its runs).
+
+    \b
+    Examples:
+        sichuan experiment report runs/void
+        sichuan experiment report runs/void --vs weakest --json
+    """
     from .execute import ExperimentError
     from .report import build, dumps, format_text
 
     try:
-        rep = build(exp_dir, width=width)
+        rep = build(exp_dir, width=width, vs=vs)
     except ExperimentError as exc:
         raise ExperimentCliError(_one_line(exc)) from None
     click.echo(dumps(rep) if as_json else format_text(rep))

@@ -1,11 +1,12 @@
-"""Duplicate comparisons: per-wall scores of each arm and paired differences against a baseline.
+"""Duplicate comparisons: per-wall scores of each arm and paired differences against a reference
+arm (the spec's baseline, or any arm: ``sichuan experiment report DIR --vs ARM``).
 
 Arm A in rotation r is a normal run with the field at every seat except seat r, where A sits;
 every run of the experiment has the same seed and hands, so hand g of every run is dealt from
 the same wall by the same dealer (wall g depends only on (seed, g)).
 
 - Score of arm A on wall g: ``s_A(g) = mean over r of A's net at seat r in rotation r``.
-- Paired difference: ``d(g) = s_A(g) - s_B(g)`` for the baseline B; reported as the mean over
+- Paired difference: ``d(g) = s_A(g) - s_B(g)`` for the reference B; reported as the mean over
   walls with a normal 95% interval ``mean(d) +- 1.96 sd(d) / sqrt(walls)``.
 - Unpaired reference: with the same hands but independent walls, each arm would average 4
   independent seat-hands per wall-equivalent, so ``var_unpaired = (var_A + var_B) / 4`` where
@@ -30,8 +31,9 @@ from .execute import ExperimentError, check_complete, read_manifest, run_dirs
 
 DEFINITIONS = [
     "score of an arm on a wall = mean over the 4 rotations of the arm's net at its seat (points per hand)",
-    "diff = mean over walls of (arm score - baseline score), 95% normal interval over walls (paired on the wall)",
-    "var removed = 1 - var(diff per wall) / var_unpaired, var_unpaired = (var_arm_seat + var_base_seat) / 4: "
+    "diff = mean over walls of (arm score - reference score), 95% normal interval over walls (paired on the wall); "
+    "the reference is the baseline unless --vs names another arm",
+    "var removed = 1 - var(diff per wall) / var_unpaired, var_unpaired = (var_arm_seat + var_ref_seat) / 4: "
     "unpaired play with the same hands averages 4 independent seat-hands per arm per wall",
     "walls needed for a 95% interval of full width W = ceil((2 * 1.96 * sd(diff) / W)^2); hands = walls * 4 * arms",
 ]
@@ -135,15 +137,44 @@ def _walls_for(sd: float, width: float) -> int:
     return int(math.ceil((2 * Z95 * sd / width) ** 2)) if sd > 0 else 0
 
 
-def comparison(exp_dir, width: float | None = None, manifest: dict | None = None) -> dict:
-    """The comparison table of a duplicate experiment as a JSON-ready dict."""
+def reference_arm(exp_dir, manifest: dict, vs: str | None) -> str:
+    """The arm the differences are taken against: ``vs``, checked to be an arm, or the baseline."""
+    spec = manifest["spec"]
+    if spec["kind"] != "duplicate":
+        if vs is not None:
+            raise ExperimentError(f"--vs compares the arms of a duplicate experiment; {exp_dir} holds a "
+                                  f"{spec['kind']} experiment")
+        raise ExperimentError(f"{exp_dir} holds a {spec['kind']} experiment, not a duplicate one")
+    if vs is None:
+        return spec["baseline"]
+    names = [a["name"] for a in spec["arms"]]
+    if vs not in names:
+        raise ExperimentError(f"--vs {vs!r} is not an arm of {exp_dir} (arms: {', '.join(names)})")
+    return vs
+
+
+def sweeps(spec_json: dict) -> list[dict]:
+    """The sweeps of a duplicate spec's JSON, in arm order: name, seat template, values, arms."""
+    out: dict = {}
+    for a in spec_json["arms"]:
+        sw = a.get("sweep")
+        if sw:
+            e = out.setdefault(sw["name"], {"name": sw["name"], "seat": sw["seat"], "values": [], "arms": []})
+            e["values"].append(sw["value"])
+            e["arms"].append(a["name"])
+    return list(out.values())
+
+
+def comparison(exp_dir, width: float | None = None, manifest: dict | None = None, vs: str | None = None) -> dict:
+    """The comparison table of a duplicate experiment as a JSON-ready dict: every arm against the
+    reference arm ``vs`` (default: the spec's baseline), paired on the wall."""
     exp_dir = Path(exp_dir)
     manifest = manifest or read_manifest(exp_dir)
     spec = manifest["spec"]
+    base = reference_arm(exp_dir, manifest, vs)
     width = float(width if width is not None else spec.get("width", 0.1))
     m = paired_moments(exp_dir, manifest)
     n_arms = len(m["score"])
-    base = spec["baseline"]
     walls = m["score"][base].n
     var_seat = {arm: mo.var if walls > 1 else math.nan for arm, mo in m["seat"].items()}
     rows = []
@@ -160,9 +191,11 @@ def comparison(exp_dir, width: float | None = None, manifest: dict | None = None
         removed = 1 - sd_d ** 2 / var_unp if var_unp > 0 else math.nan
         walls_needed = _walls_for(sd_d, width) if walls > 1 else None
         walls_unp = _walls_for(math.sqrt(var_unp), width) if walls > 1 else None
+        sw = a.get("sweep") or {}
         rows.append({
             "arm": arm, "seat": a["seat"], "rules": a.get("rules_label", a["rules"]["preset"]),
-            "baseline": arm == base,
+            "sweep": sw.get("name"), "value": sw.get("value"),
+            "baseline": arm == spec["baseline"], "reference": arm == base,
             "score": _f(mean_s), "score_low": _f(mean_s - Z95 * sd_s / math.sqrt(walls)) if walls > 1 else None,
             "score_high": _f(mean_s + Z95 * sd_s / math.sqrt(walls)) if walls > 1 else None,
             "var_seat": _f(var_seat[arm]),
@@ -177,6 +210,6 @@ def comparison(exp_dir, width: float | None = None, manifest: dict | None = None
         "kind": "duplicate", "name": spec["name"], "description": spec.get("description", ""),
         "seed": manifest["seed"], "walls": walls, "hands_per_arm": walls * 4, "arms": n_arms,
         "hands_played": sum(int(c["n"]) for c in manifest["runs"].values()),
-        "field": spec["field"], "baseline": base, "width": width,
-        "rows": rows, "definitions": DEFINITIONS,
+        "field": spec["field"], "baseline": spec["baseline"], "reference": base, "width": width,
+        "sweeps": sweeps(spec), "rows": rows, "definitions": DEFINITIONS,
     }

@@ -151,7 +151,7 @@ def _identity(spec_json: dict) -> dict:
     d = {k: spec_json[k] for k in keys if k in spec_json}
     for k in ("arms", "cells"):
         if k in d:
-            d[k] = [{kk: vv for kk, vv in x.items() if kk != "rules_label"} for x in d[k]]
+            d[k] = [{kk: vv for kk, vv in x.items() if kk not in ("rules_label", "sweep")} for x in d[k]]
     return d
 
 

@@ -12,27 +12,34 @@ from pathlib import Path
 from .execute import REPORT, ExperimentError, read_manifest, write_json
 
 
-def build(exp_dir, width: float | None = None) -> dict:
+def build(exp_dir, width: float | None = None, vs: str | None = None) -> dict:
+    """The report of an experiment directory; ``vs`` (duplicate only): the arm every arm is
+    compared with, instead of the spec's baseline."""
     exp_dir = Path(exp_dir)
     manifest = read_manifest(exp_dir)
+    if vs is not None:
+        from .duplicate import reference_arm
+
+        reference_arm(exp_dir, manifest, vs)    # a bad --vs is an error before anything is read
     if not manifest.get("complete"):
         raise ExperimentError(f"{exp_dir} is incomplete: rerun the `sichuan experiment run` command to finish it")
     if manifest["spec"]["kind"] == "duplicate":
         from .duplicate import comparison
 
-        rep = comparison(exp_dir, width=width, manifest=manifest)
+        rep = comparison(exp_dir, width=width, manifest=manifest, vs=vs)
     else:
         from .cells import cells_report
 
         rep = cells_report(exp_dir, manifest=manifest)
     rep["directory"] = str(exp_dir)
-    rep["command"] = command_line(manifest, exp_dir)
+    rep["command"] = command_line(manifest, exp_dir, vs=rep.get("reference"))
     rep["package_version"] = manifest.get("package_version")
     return rep
 
 
-def command_line(manifest: dict, exp_dir) -> str:
+def command_line(manifest: dict, exp_dir, vs: str | None = None) -> str:
     spec = manifest["spec"]
+    vs_opt = f" --vs {_shell_word(vs)}" if vs is not None and vs != spec.get("baseline") else ""
     src = spec.get("source", spec["name"])
     name = spec["name"] if src == f"experiments/{spec['name']}.toml" else src
     if spec.get("compare"):
@@ -40,7 +47,13 @@ def command_line(manifest: dict, exp_dir) -> str:
         rules = f" --rules {c['rules']}" if c.get("rules") not in (None, "battle") else ""
         sets = "".join(f" --set {s}" for s in c.get("sets", []))
         return f"sichuan compare {c['a']} {c['b']}{rules}{sets} --hands {manifest['hands']} --seed {manifest['seed']}"
-    return f"sichuan experiment run {name} --hands {manifest['hands']} --seed {manifest['seed']} --out {exp_dir}"
+    return f"sichuan experiment run {name} --hands {manifest['hands']} --seed {manifest['seed']} --out {exp_dir}{vs_opt}"
+
+
+def _shell_word(text: str) -> str:
+    import shlex
+
+    return shlex.quote(text)
 
 
 def save(exp_dir, report: dict) -> None:
@@ -78,19 +91,27 @@ def format_text(rep: dict) -> str:
 
 
 def _format_duplicate(rep: dict) -> str:
+    ref = rep.get("reference", rep["baseline"])     # reports written before --vs have no reference
     lines = [f"experiment {rep['name']} (duplicate): {rep['walls']:,} walls, each played by {rep['arms']} arms "
              f"in 4 rotations ({rep['hands_per_arm']:,} hands per arm; {rep['hands_played']:,} hands played, "
              "identical runs shared), seed " + str(rep["seed"])]
     if rep.get("description"):
         lines.append(rep["description"])
-    lines.append(f"field: {rep['field']} at the other three seats; baseline: {rep['baseline']}")
+    if ref == rep["baseline"]:
+        lines.append(f"field: {rep['field']} at the other three seats; baseline: {rep['baseline']}")
+    else:
+        lines.append(f"field: {rep['field']} at the other three seats; reference: {ref} (--vs; the spec's "
+                     f"baseline is {rep['baseline']})")
+    for sw in rep.get("sweeps", []):
+        lines.append(f"sweep {sw['name']}: {sw['seat']} with {{}} = "
+                     + ", ".join(_value(v) for v in sw["values"]) + f" (arms {', '.join(sw['arms'])})")
     lines.append("")
-    header = ["arm", "rules", "net/hand vs field [95% CI]", f"diff vs {rep['baseline']} [95% CI, paired]",
+    header = ["arm", "rules", "net/hand vs field [95% CI]", f"diff vs {ref} [95% CI, paired]",
               "unpaired +-", "var removed", f"walls for width {rep['width']:g}", "hands"]
     rows = []
     for r in rep["rows"]:
-        if r["baseline"]:
-            diff, unp, rem, walls, hands = "(baseline)", "", "", "", ""
+        if r.get("reference", r["baseline"]):
+            diff, unp, rem, walls, hands = "(baseline)" if ref == rep["baseline"] else "(reference)", "", "", "", ""
         else:
             diff = f"{_num(r['diff'])} {_ci(r['diff_low'], r['diff_high'])}"
             unp = _num(r["unpaired_half_width"], "{:.3f}")
@@ -106,6 +127,13 @@ def _format_duplicate(rep: dict) -> str:
     lines += ["- " + d for d in rep["definitions"]]
     lines.append(f"reproduce: {rep['command']}")
     return "\n".join(lines)
+
+
+def _value(v) -> str:
+    """A swept value as the spec gave it (and as it went into the seat spec)."""
+    from .spec import value_text
+
+    return value_text(v)
 
 
 def _labels(c: dict) -> str:

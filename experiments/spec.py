@@ -5,7 +5,9 @@ Two kinds (experiments/README.md documents the format):
 ``kind = "duplicate"``
     a ``field`` (a seat spec) and ``arms`` (seat specs, optionally with their own ``rules`` and
     ``sets``), one of them the ``baseline``. Each arm plays 1 vs 3 against the field, rotated
-    through the four seats, on the same walls as every other arm.
+    through the four seats, on the same walls as every other arm. An arm table with ``values``
+    is a sweep: ``{}`` in its seat takes each value in turn, one ordinary arm per value, named
+    ``NAME-VALUE`` (:func:`_sweep_arms`).
 
 ``kind = "cells"``
     a list (``[[cells]]``) or a product (``[grid]``) of cells; a cell is a seat spec at the
@@ -27,7 +29,7 @@ from typing import Any
 from simcore.messages import one_line as _one_line
 
 SPEC_DIR = Path(__file__).resolve().parent
-SHIPPED = ("exchange", "void", "flower-pigs", "battle-vs-flow")
+SHIPPED = ("exchange", "exchange-efficient", "void", "void-efficient", "flower-pigs", "battle-vs-flow")
 KINDS = ("duplicate", "cells")
 SECTIONS = ("pigs", "spread", "matches", "reasons")
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
@@ -61,6 +63,7 @@ class Arm:
     name: str
     seat: str            # canonical seat spec
     rules: Rules
+    sweep: dict | None = None   # an arm of a sweep: {"name": sweep, "seat": template, "value": value}
 
 
 @dataclass(frozen=True)
@@ -124,7 +127,8 @@ class Spec:
         d.update(description=self.description, source=self.source, default_seed=self.seed,
                  default_hands=self.hands, width=self.width)
         if self.kind == "duplicate":
-            d["arms"] = [{**a, "rules_label": arm.rules.label} for a, arm in zip(d["arms"], self.arms)]
+            d["arms"] = [{**a, "rules_label": arm.rules.label, **({"sweep": arm.sweep} if arm.sweep else {})}
+                         for a, arm in zip(d["arms"], self.arms)]
             if self.compare:
                 d["compare"] = self.compare
         else:
@@ -163,11 +167,11 @@ def _int(d: dict, key: str, source: str, default: int, minimum: int = 0) -> int:
 
 
 def _seat(text: str, source: str, key: str) -> str:
-    from strategies.registry import StrategyError, parse_seat
+    from strategies.registry import StrategyError, parse_seat, split_top
 
-    if "," in text:
-        raise _err(source, key, f"one seat spec expected (no commas), got {text!r}")
     try:
+        if len(split_top(text, ",", "seat spec")) > 1:   # commas inside parameter brackets do not separate
+            raise _err(source, key, f"one seat spec expected (no commas outside brackets), got {text!r}")
         return parse_seat(text).canonical
     except StrategyError as exc:
         raise _err(source, key, _one_line(exc)) from None
@@ -279,25 +283,81 @@ def _parse_duplicate(data: dict, common: dict, source: str, base_dir: Path) -> S
         key = f"arms.{aname}"
         _name(aname, source, key)
         if isinstance(v, str):
+            if "{}" in v:
+                raise _err(source, key, f"{{}} marks where a swept value goes: give a table with seat = {v!r} "
+                                        "and values = [...]")
             arms.append(Arm(aname, _seat(v, source, key), rules))
         elif isinstance(v, dict):
-            _check_keys(v, {"seat", "rules", "sets"}, source, key + ".")
-            seat = _seat(_str(v, "seat", source, required=True) if "seat" in v else _missing(source, key + ".seat"),
-                         source, key + ".seat")
+            _check_keys(v, {"seat", "rules", "sets", "values"}, source, key + ".")
+            if "seat" not in v:
+                _missing(source, key + ".seat")
+            seat_text = v["seat"]
+            if not isinstance(seat_text, str) or not seat_text.strip():
+                raise _err(source, key + ".seat", f"expected a non-empty string, got {seat_text!r}")
+            seat_text = seat_text.strip()
             if "rules" in v or "sets" in v:
                 arm_rules = _rules(v.get("rules", data.get("rules")), v.get("sets", data.get("sets")), base_dir, source,
                                    key + ".")
             else:
                 arm_rules = rules
-            arms.append(Arm(aname, seat, arm_rules))
+            if "values" in v:
+                arms.extend(_sweep_arms(aname, seat_text, v["values"], arm_rules, source))
+            elif "{}" in seat_text:
+                raise _err(source, key + ".seat", "{} marks where a swept value goes: give values = [...]")
+            else:
+                arms.append(Arm(aname, _seat(seat_text, source, key + ".seat"), arm_rules))
         else:
             raise _err(source, key, f'expected "SEAT SPEC" or a table with seat = ..., got {v!r}')
+    names = [a.name for a in arms]
+    dup = sorted({n for n in names if names.count(n) > 1})
+    if dup:
+        raise _err(source, "arms", f"arm names repeat: {', '.join(dup)} (a swept arm is named NAME-VALUE)")
     if len(arms) < 2:
         raise _err(source, "arms", "need at least two arms to compare")
     baseline = _str(data, "baseline", source, default=arms[0].name)
     if baseline not in {a.name for a in arms}:
         raise _err(source, "baseline", f"{baseline!r} is not an arm (arms: {', '.join(a.name for a in arms)})")
     return Spec(**common, field=field_seat, field_rules=rules, arms=tuple(arms), baseline=baseline, raw=data)
+
+
+def value_text(value) -> str:
+    """A swept value as it goes into the seat spec and the arm's name: an integer or a string as
+    written, a float in its shortest round-tripping form (``2.0``, ``0.25``)."""
+    if isinstance(value, float):
+        return repr(value)
+    return str(value).strip() if isinstance(value, str) else str(value)
+
+
+def _sweep_arms(name: str, template: str, values, rules: Rules, source: str) -> list[Arm]:
+    """The arms of a sweep ``[arms.NAME]`` with ``seat = "...{}..."`` and ``values = [...]``: one
+    arm per value, named ``NAME-VALUE`` (characters other than letters, digits, ``-``, ``_`` and
+    ``.`` in the value become ``_``), its seat the template with every ``{}`` replaced by the
+    value, each checked like any arm's."""
+    key = f"arms.{name}"
+    if "{}" not in template:
+        raise _err(source, key + ".seat", f"a swept arm's seat needs {{}} where each value goes, got {template!r}")
+    if not isinstance(values, list) or not values:
+        raise _err(source, key + ".values", f"expected a non-empty list of numbers or strings, got {values!r}")
+    arms = []
+    for v in values:
+        if isinstance(v, bool) or not isinstance(v, (int, float, str)) or (isinstance(v, str) and not v.strip()):
+            shown = str(v).lower() if isinstance(v, bool) else repr(v)    # as TOML writes a boolean
+            raise _err(source, key + ".values", f"{shown} is not a number or a non-empty string")
+        if isinstance(v, float) and not math.isfinite(v):
+            raise _err(source, key, f"value {v!r}: not a finite number")
+        text = value_text(v)
+        arm_name = f"{name}-{_name_part(text)}"
+        seat = _seat(template.replace("{}", text), source, f"{key}: value {text if not isinstance(v, str) else repr(text)}")
+        arms.append(Arm(arm_name, seat, rules, {"name": name, "seat": template, "value": v}))
+    names = [a.name for a in arms]
+    dup = sorted({n for n in names if names.count(n) > 1})
+    if dup:
+        raise _err(source, key + ".values", f"values repeat or give the same arm name: {', '.join(dup)}")
+    return arms
+
+
+def _name_part(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", text).strip("_") or "x"
 
 
 def _missing(source: str, key: str):

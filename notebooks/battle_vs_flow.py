@@ -16,7 +16,7 @@
 #
 # In blood battle a winner leaves the hand; in blood flow a winner stays, locked, and may win
 # again until the wall runs out. The experiment `battle-vs-flow` (`experiments/battle-vs-flow.toml`)
-# plays the same seats (`efficient` at all four) on the same walls under both, as independent
+# plays the same seats (`expert` at all four) on the same walls under both, as independent
 # hands and as 8-hand matches from 100 points. Questions: how widely does a seat's result spread
 # per hand and per match, how often does a match cost 50 points or more, and which payments
 # move the points?

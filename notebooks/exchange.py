@@ -15,11 +15,12 @@
 # # Exchange three: which three tiles to pass?
 #
 # Before play every seat passes three tiles of one suit. The experiment `exchange`
-# (`experiments/exchange.toml`) compares three policies with everything else fixed (play
-# `efficient`, void `fewest`): **shortest** (pass three of the shortest suit, the field's own
-# policy and the baseline), **random** (a random suit) and **keep-pairs**.
+# (`experiments/exchange.toml`) compares four policies with everything else fixed (play and
+# void `expert`): **expert** (the three whose passing leaves the best plan, the field's own
+# policy and the baseline), **shortest** (three of the shortest suit), **random** (a random
+# suit) and **keep-pairs**; `exchange-efficient` asks the same of an efficient field.
 #
-# Each arm sits at one seat against three `efficient+exchange=shortest` players, in all four
+# Each arm sits at one seat against three `expert` players (with their own policies), in all four
 # rotations, on the same walls as every other arm (duplicate). An arm's score on a wall is its
 # mean net over the four rotations; the comparison is the per-wall difference from the
 # baseline, paired on the wall.

@@ -18,7 +18,7 @@
 # a penalty (16 to each other seat in battle and flow; the cap, 64, to winners and ready seats in
 # chengdu; 32 to those still playing in kawu). The experiment `flower-pigs`
 # (`experiments/flower-pigs.toml`) plays one cell per void policy (fewest, weakest, random) x play
-# strategy (greedy, efficient) x rule preset (battle, flow, chengdu, kawu), the same strategy at
+# strategy (greedy, efficient, expert) x rule preset (battle, flow, chengdu, kawu), the same strategy at
 # all four seats, every cell on the same walls. Pigs are rare with a sensible void policy, so
 # those cells are eight times larger than the random-void ones.
 #

@@ -14,12 +14,15 @@
 # %% [markdown]
 # # Overview: what the shipped experiments say
 #
-# Four experiments (`sichuan experiment list`), one notebook each:
+# Six experiments (`sichuan experiment list`); the exchange and void questions are asked of an
+# `expert` and of an `efficient` field:
 #
 # | experiment | notebook | question |
 # |---|---|---|
-# | `exchange` | `exchange.py` | which three tiles to pass (duplicate, against an `efficient` field) |
-# | `void` | `void.py` | which suit to declare void (duplicate) |
+# | `exchange` | `exchange.py` | which three tiles to pass (duplicate, against an `expert` field) |
+# | `exchange-efficient` | (as `exchange.py` with `EXPERIMENT` pointed at it) | the same against an `efficient` field |
+# | `void` | `void.py` | which suit to declare void (duplicate, against an `expert` field) |
+# | `void-efficient` | (as `void.py`) | the same against an `efficient` field |
 # | `flower-pigs` | `flower_pigs.py` | how often a seat ends as a flower pig, by void policy x play x preset, and the cost |
 # | `battle-vs-flow` | `battle_vs_flow.py` | spread and tails per hand and per 8-hand match, and where the points go |
 #
@@ -54,7 +57,8 @@ pd.DataFrame([{"experiment": n, "kind": r["kind"], "seed": r["seed"], "hands pla
 # ## Strategy choices in duplicate: every arm against its baseline
 
 # %%
-rows = [(n, r) for n in ("exchange", "void") for r in reports[n]["rows"] if not r["baseline"]]
+rows = [(n, r) for n in ("exchange", "exchange-efficient", "void", "void-efficient") if n in reports
+        for r in reports[n]["rows"] if not r["baseline"]]
 fig, ax = plt.subplots(figsize=(7, 1 + 0.7 * len(rows)))
 y = np.arange(len(rows))
 d = np.array([r["diff"] for _, r in rows])
@@ -72,7 +76,7 @@ pd.DataFrame([{"experiment": n, "arm": r["arm"], "diff": r["diff"], "low": r["di
 
 # %%
 pig = pd.DataFrame([{**c["labels"], **c["pigs"]} for c in reports["flower-pigs"]["cells"]])
-pig = pig[pig["play"] == "efficient"] if "play" in pig and (pig["play"] == "efficient").any() else pig
+pig = pig[pig["play"] == "expert"] if "play" in pig and (pig["play"] == "expert").any() else pig
 bvf = {(c["preset"], c["mode"]): c for c in reports["battle-vs-flow"]["cells"]}
 fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 3.4))
 voids = list(dict.fromkeys(pig["void"]))
@@ -85,7 +89,7 @@ for i, (preset, g) in enumerate(pig.groupby("rules", sort=False)):
     a1.scatter(x[~has], hi[~has], marker="v", facecolors="none", color=line[0].get_color())
 a1.set_yscale("log")
 a1.set_xticks(np.arange(len(voids)), voids)
-a1.set_xlabel("void policy (efficient play)")
+a1.set_xlabel("void policy (expert play)")
 a1.set_ylabel("flower pigs per seat-hand (Wilson 95%)")
 a1.legend(fontsize=8)
 sd = [(f"{p}\nper hand", bvf[(p, "hands")]["spread"]) for p in ("battle", "flow")] + \

@@ -16,11 +16,12 @@
 #
 # After the exchange every seat names a suit it will not win with; it must discard every tile of
 # that suit first, and one still holding such a tile when the wall runs out is a flower pig. The
-# experiment `void` (`experiments/void.toml`) compares three void policies with everything else
-# fixed (play `efficient`, exchange `shortest`): **fewest** (the suit with the fewest tiles, the
-# field's own policy and the baseline), **weakest** and **random**.
+# experiment `void` (`experiments/void.toml`) compares four void policies with everything else
+# fixed (play and exchange `expert`): **expert** (the suit whose voiding leaves the best plan,
+# the field's own policy and the baseline), **fewest** (the suit with the fewest tiles),
+# **weakest** and **random**; `void-efficient` asks the same of an efficient field.
 #
-# Each arm sits at one seat against three `efficient+void=fewest` players, in all four
+# Each arm sits at one seat against three `expert` players (with their own policies), in all four
 # rotations, on the same walls as every other arm (duplicate). An arm's score on a wall is its
 # mean net over the four rotations; the comparison is the per-wall difference from the
 # baseline, paired on the wall.

@@ -209,7 +209,7 @@ def rules_cmd(spec, rules_spec, sets, as_json, as_toml):
 SEATS_HELP = (
     "Seats' strategies: PLAY[+exchange=POLICY][+void=POLICY] for all four seats, or four such specs "
     "separated by commas (seat 0 first). Each part is a built-in (`sichuan strategies` lists them) or "
-    "path/to/file.py:function. [default: efficient]"
+    "path/to/file.py:function. [default: expert, with its own exchange and void policies]"
 )
 
 

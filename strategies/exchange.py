@@ -166,10 +166,10 @@ def plan_cost(tab, m, p, t, n0, n1, n2, void_cost, flush_bonus):
             scratch=0)
 @nb.njit(STRATEGY_SIG, cache=True, _nrt=False)
 def plans(q, view, tab):
-    """Three tiles by the hand they leave: of each eligible suit's five loneliest tiles, the three
-    whose passing leaves the best plan (``plan_cost``: a quick shanten once a suit is voided,
-    and a long suit kept for a flush); the three that arrive are one unknown suit, so they are
-    not counted."""
+    """The three tiles whose passing leaves the best plan (a quick shanten once a suit is voided, a long suit kept for a flush).
+
+    Of each eligible suit's five loneliest tiles, every three are tried (``plan_cost``); the
+    three that arrive are one unknown suit, so they are not counted."""
     void_cost = param_int(view, 0)
     flush_bonus = param_int(view, 1)
     best = 1 << 40

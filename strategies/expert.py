@@ -1,13 +1,20 @@
 """The expert player: it weighs speed against value with the rules in its view.
 
 Each own turn it values the plans its hand can follow (plain, a full flush in its longest suit,
-seven pairs), each by an estimate of what it is worth: the chance of winning in time, from the
-plan's shanten, its useful live tiles and the draws left, times what a win of that plan pays
-(its fan with the roots it holds, capped, paid by one discarder or by every liable seat on a
-self-draw). It follows the best plan: discards as that plan's most efficient tile (ties to the
-tile least likely to let an opponent win), kongs and pungs only where they keep that plan's
-shanten, and a ready hand picks the wait with the best value-weighted live tiles. Forced
-void-suit discards go safest first, and a hand that cannot get ready in time plays safe.
+seven pairs, and all triplets when ``triplets_weight`` is set), each by an estimate of what it is
+worth: the chance of winning in time (``_p_win``: the plan's shanten, its useful live tiles and
+the draws left, Poisson), times what a win of that plan pays (``_payoff``: its fan with the roots
+it holds, capped, from one discarder or, on a self-draw, from every liable seat with the bonus),
+times the plan's weight (the flush weight is its own in blood flow, where wins repeat). It
+follows the best plan: that plan's most efficient discard (ties to the tile least likely to let
+an opponent win); kongs and pungs only where they keep the plan's shanten; a ready hand keeps
+the discard whose waits are worth most (``_best_wait``); a discard win is passed where a later
+self-draw pays more (``_pass_pays``; never in blood flow). Forced void-suit discards go safest
+first. It folds (safest tile) only when it cannot get ready in time, or, with ``deal_in_cost``
+set, when the discard risks more than the plan is worth: measured, folding earlier loses
+against every field (BENCHMARKS.md, the ladder), so ``deal_in_cost`` is 0 by default.
+Every weight is a parameter (``sichuan strategies`` lists them); the defaults are the best of
+duplicate sweeps against the efficient and flush fields (`sichuan ladder`, `sichuan compare`).
 """
 
 from __future__ import annotations
@@ -190,7 +197,7 @@ def _plan_discard(tab, view, st, deadly, ready, defend, worth, need, pace, decay
             if junk_acc < 0:
                 junk_acc = ukeire(tab, view, st, np.int64(t), sh, near)
             acc = junk_acc
-        hi = 255 - min(acc, 255) + (256 if (deadly >> t) & 1 else 0)
+        hi = 255 - min(acc, 255)
         if hi <= best_hi:
             iso = isolation(view, t)
             if defend:
@@ -505,7 +512,7 @@ def _claim(tab, view):
 @parameters(*PARAMS, scratch=ZEROED)
 @nb.njit(STRATEGY_SIG, cache=True, _nrt=False)
 def expert(q, view, tab):
-    """Weighs speed against value with the rules in its view: plans (plain, full flush, seven pairs) by what each is worth, claims that serve the plan, safe discards when it cannot win."""
+    """Weighs speed against value with the rules in its view: plans (plain, full flush, seven pairs) by what each is worth, keeps the waits worth most, claims what serves its plan, passes a discard win where a self-draw pays more."""
     if q == Q_TURN:
         return _turn(tab, view)
     if q == Q_CLAIM:

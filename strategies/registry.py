@@ -3,7 +3,8 @@
 A seat's spec is ``PLAY[+exchange=POLICY][+void=POLICY]``; each part is a built-in name or
 ``path/to/file.py:name`` (paths may not contain ``,``, ``+`` or brackets), optionally followed by
 its parameters in brackets, ``expert[flush_margin=2,pass_cost=0.3]`` (``strategies.params``).
-Omitted policies default to ``exchange=shortest`` and ``void=fewest``. One spec applies to all
+Omitted policies default to the play's own (``expert``: ``exchange=expert`` and ``void=expert``)
+or else to ``exchange=shortest`` and ``void=fewest``. One spec applies to all
 four seats; ``A,B,C,D`` names each (commas inside brackets do not separate seats). Outputs
 always carry the canonical full form, every declared parameter in declaration order, e.g.
 ``efficient+exchange=shortest+void=fewest``.
@@ -29,9 +30,11 @@ from . import play as _play
 from . import void as _void
 from .params import ParamError, canonical_text, copy_declaration, declared, resolve_values, scratch_of, slots
 
-DEFAULT_PLAY = "efficient"
+DEFAULT_PLAY = "expert"
 DEFAULT_EXCHANGE = "shortest"
 DEFAULT_VOID = "fewest"
+# a play's own policies, used where its spec names none
+OWN_POLICIES = {"expert": {"exchange": "expert", "void": "expert"}}
 
 PLAY: dict = {}
 EXCHANGE: dict = {
@@ -168,7 +171,7 @@ def parse_seat(spec: str) -> SeatSpec:
         raise StrategyError("empty seat spec")
     parts = split_top(spec, "+", "seat spec")
     play = parts[0].strip()
-    opts = {"exchange": DEFAULT_EXCHANGE, "void": DEFAULT_VOID}
+    opts = dict(OWN_POLICIES.get(play.split("[", 1)[0].strip(), {"exchange": DEFAULT_EXCHANGE, "void": DEFAULT_VOID}))
     seen = set()
     for part in parts[1:]:
         if "=" not in part.split("[", 1)[0]:
@@ -187,7 +190,8 @@ def parse_seat(spec: str) -> SeatSpec:
 
 
 def parse_seats(spec: str | None) -> list[SeatSpec]:
-    """``SPEC`` for all four seats or ``A,B,C,D``; None means the default (``efficient``).
+    """``SPEC`` for all four seats or ``A,B,C,D``; None means the default (``expert``, with its
+    own exchange and void policies).
     Commas inside a strategy's parameter brackets do not separate seats."""
     if spec is None or not str(spec).strip():
         spec = DEFAULT_PLAY
@@ -301,17 +305,27 @@ def describe_builtins() -> str:
     """One line per built-in strategy, grouped by kind, defaults marked, each declared parameter
     on a line of its own below it."""
     defaults = {"play": DEFAULT_PLAY, "exchange": DEFAULT_EXCHANGE, "void": DEFAULT_VOID}
+    own = OWN_POLICIES.get(DEFAULT_PLAY, {})
     lines = []
     for kind, table in KINDS.items():
         lines.append(f"{kind}:")
         width = max(len(n) for n in table)
         for name, fn in table.items():
-            mark = " (default)" if name == defaults[kind] else ""
+            mark = ""
+            if kind == "play" and name == DEFAULT_PLAY:
+                mark = " (default)"
+            elif kind != "play" and name == own.get(kind):
+                mark = f" (default with {DEFAULT_PLAY})"
+            elif kind != "play" and name == defaults[kind]:
+                mark = " (default with other plays)"
             lines.append(f"  {name:<{width}}  {_first_line(fn)}{mark}")
             for p in declared(fn):
                 lines.append(f"  {'':<{width}}    [{p.describe()}]")
+    own_text = ", ".join(f"{p}: exchange={o['exchange']}, void={o['void']}" for p, o in OWN_POLICIES.items())
     lines.append("A seat spec is PLAY[+exchange=POLICY][+void=POLICY]; any part may be path/to/file.py:function, "
-                 "and parameters follow a name in brackets: NAME[key=value,...].")
+                 "and parameters follow a name in brackets: NAME[key=value,...]. Omitted policies are the play's own "
+                 f"({own_text}) "
+                 f"or exchange={DEFAULT_EXCHANGE}, void={DEFAULT_VOID}.")
     return "\n".join(lines)
 
 

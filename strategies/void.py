@@ -58,9 +58,10 @@ def random_void(q, view, tab):
             scratch=0)
 @nb.njit(STRATEGY_SIG, cache=True, _nrt=False)
 def plans(q, view, tab):
-    """The suit whose voiding leaves the best plan: the lowest shanten of the other two plus a
-    cost per tile still to discard, never the long suit of a possible flush (``exchange.plan_cost``
-    for each choice)."""
+    """The suit whose voiding leaves the best plan (shanten of the rest plus a cost per tile to discard), never a flush's long suit.
+
+    As ``exchange.plan_cost`` for each choice; a suit of seven or more that is the longest is
+    kept for a full flush."""
     void_cost = param_int(view, 0)
     flush_bonus = param_int(view, 1)
     m = 0

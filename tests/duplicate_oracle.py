@@ -1,13 +1,14 @@
 """The duplicate report as computed before it streamed (the oracle of tests/test_experiments.py).
 
-Duplicate comparisons: per-wall scores of each arm and paired differences against a baseline.
+Duplicate comparisons: per-wall scores of each arm and paired differences against a reference
+arm (the baseline, or any arm given as ``vs``).
 
 Arm A in rotation r is a normal run with the field at every seat except seat r, where A sits;
 every run of the experiment has the same seed and hands, so hand g of every run is dealt from
 the same wall by the same dealer (wall g depends only on (seed, g)).
 
 - Score of arm A on wall g: ``s_A(g) = mean over r of A's net at seat r in rotation r``.
-- Paired difference: ``d(g) = s_A(g) - s_B(g)`` for the baseline B; reported as the mean over
+- Paired difference: ``d(g) = s_A(g) - s_B(g)`` for the reference B; reported as the mean over
   walls with a normal 95% interval ``mean(d) +- 1.96 sd(d) / sqrt(walls)``.
 - Unpaired reference: with the same hands but independent walls, each arm would average 4
   independent seat-hands per wall-equivalent, so ``var_unpaired = (var_A + var_B) / 4`` where
@@ -33,8 +34,9 @@ from summary_oracle import load_complete_run
 
 DEFINITIONS = [
     "score of an arm on a wall = mean over the 4 rotations of the arm's net at its seat (points per hand)",
-    "diff = mean over walls of (arm score - baseline score), 95% normal interval over walls (paired on the wall)",
-    "var removed = 1 - var(diff per wall) / var_unpaired, var_unpaired = (var_arm_seat + var_base_seat) / 4: "
+    "diff = mean over walls of (arm score - reference score), 95% normal interval over walls (paired on the wall); "
+    "the reference is the baseline unless --vs names another arm",
+    "var removed = 1 - var(diff per wall) / var_unpaired, var_unpaired = (var_arm_seat + var_ref_seat) / 4: "
     "unpaired play with the same hands averages 4 independent seat-hands per arm per wall",
     "walls needed for a 95% interval of full width W = ceil((2 * 1.96 * sd(diff) / W)^2); hands = walls * 4 * arms",
 ]
@@ -82,17 +84,19 @@ def _walls_for(sd: float, width: float) -> int:
     return int(math.ceil((2 * Z95 * sd / width) ** 2)) if sd > 0 else 0
 
 
-def comparison(exp_dir, width: float | None = None, manifest: dict | None = None) -> dict:
-    """The comparison table of a duplicate experiment as a JSON-ready dict."""
+def comparison(exp_dir, width: float | None = None, manifest: dict | None = None, vs: str | None = None) -> dict:
+    """The comparison table of a duplicate experiment as a JSON-ready dict, every arm against
+    ``vs`` (default: the baseline)."""
     exp_dir = Path(exp_dir)
     manifest = manifest or read_manifest(exp_dir)
     spec = manifest["spec"]
+    assert vs is None or vs in [a["name"] for a in spec["arms"]]
     width = float(width if width is not None else spec.get("width", 0.1))
     nets = seat_nets(exp_dir, manifest)
     sc = pd.DataFrame({arm: df.mean(axis=1) for arm, df in nets.items()})
     walls = len(sc)
     n_arms = len(nets)
-    base = spec["baseline"]
+    base = spec["baseline"] if vs is None else vs
     var_seat = {arm: float(np.var(df.to_numpy().ravel(), ddof=1)) if walls > 1 else math.nan for arm, df in nets.items()}
     rows = []
     for a in spec["arms"]:
@@ -111,7 +115,8 @@ def comparison(exp_dir, width: float | None = None, manifest: dict | None = None
         walls_unp = _walls_for(math.sqrt(var_unp), width) if walls > 1 else None
         rows.append({
             "arm": arm, "seat": a["seat"], "rules": a.get("rules_label", a["rules"]["preset"]),
-            "baseline": arm == base,
+            "sweep": a["sweep"]["name"] if "sweep" in a else None, "value": a["sweep"]["value"] if "sweep" in a else None,
+            "baseline": arm == spec["baseline"], "reference": arm == base,
             "score": _f(mean_s), "score_low": _f(mean_s - Z95 * sd_s / math.sqrt(walls)) if walls > 1 else None,
             "score_high": _f(mean_s + Z95 * sd_s / math.sqrt(walls)) if walls > 1 else None,
             "var_seat": _f(var_seat[arm]),
@@ -126,6 +131,13 @@ def comparison(exp_dir, width: float | None = None, manifest: dict | None = None
         "kind": "duplicate", "name": spec["name"], "description": spec.get("description", ""),
         "seed": manifest["seed"], "walls": walls, "hands_per_arm": walls * 4, "arms": n_arms,
         "hands_played": sum(int(c["n"]) for c in manifest["runs"].values()),
-        "field": spec["field"], "baseline": base, "width": width,
-        "rows": rows, "definitions": DEFINITIONS,
+        "field": spec["field"], "baseline": spec["baseline"], "reference": base, "width": width,
+        "sweeps": _sweeps(spec["arms"]), "rows": rows, "definitions": DEFINITIONS,
     }
+
+
+def _sweeps(arms: list[dict]) -> list[dict]:
+    names = list(dict.fromkeys(a["sweep"]["name"] for a in arms if "sweep" in a))
+    return [{"name": n, "seat": next(a["sweep"]["seat"] for a in arms if a.get("sweep", {}).get("name") == n),
+             "values": [a["sweep"]["value"] for a in arms if a.get("sweep", {}).get("name") == n],
+             "arms": [a["name"] for a in arms if a.get("sweep", {}).get("name") == n]} for n in names]

@@ -8,7 +8,8 @@ from pathlib import Path
 from click.testing import CliRunner
 
 # hands per shipped experiment: tiny, but every cell and arm plays (cells sized in the spec scale)
-SMALL = {"exchange": 300, "void": 300, "flower-pigs": 800, "battle-vs-flow": 400}
+SMALL = {"exchange": 300, "exchange-efficient": 300, "void": 300, "void-efficient": 300, "flower-pigs": 800,
+         "battle-vs-flow": 400}
 SEED = 5
 
 _made: dict[str, Path] = {}
