@@ -59,7 +59,7 @@ PARAMS = (
     Param.float("pace", 1.5, 0.5, 4.0, "how much claims and others' discards speed a hand up over its own draws"),
     Param.float("flush_weight", 4.0, 0.0, 50.0, "weight of the full-flush plan's value against the plain plan's"),
     Param.float("pairs_weight", 1.0, 0.0, 4.0, "weight of the seven-pairs plan's value"),
-    Param.float("decay", 0.2, 0.05, 1.0, "how much of a hand's useful tiles stay useful on its way to ready"),
+    Param.float("decay", 0.15, 0.05, 1.0, "how much of a hand's useful tiles stay useful on its way to ready"),
     Param.float("stay_cost", 1.0, 0.0, 10.0, "what staying in the hand after passing a win costs, in points"),
     Param.float("pass_margin", 1.0, 0.0, 10.0, "a passed win's expected gain over winning now, in multiples of its value"),
     Param.int("kong_slack", 1, 0, 3, "how much a kong may raise the plan's shanten"),
@@ -67,11 +67,12 @@ PARAMS = (
     Param.int("flush_min", 7, 5, 12, "the fewest tiles of one suit (hand and sets) that make a full flush a plan"),
     Param.float("flow_flush_weight", 10.0, 0.0, 50.0, "flush_weight in blood flow, where a ready hand wins again and again"),
     Param.int("flow_kong_slack", 0, 0, 3, "kong_slack in blood flow"),
+    Param.float("flow_decay", 0.25, 0.05, 1.0, "decay in blood flow"),
     Param.float("triplets_weight", 0.0, 0.0, 50.0, "weight of the all-triplets plan's value (0: not a plan)"),
     Param.float("deal_in_cost", 0.0, 0.0, 50.0, "what letting an opponent win on a discard costs, in points (0: never fold)"),
 )
 (P_PACE, P_FLUSH_WEIGHT, P_PAIRS_WEIGHT, P_DECAY, P_STAY_COST, P_PASS_MARGIN, P_KONG_SLACK,
- P_PUNG_SLACK, P_FLUSH_MIN, P_FLOW_FLUSH_WEIGHT, P_FLOW_KONG_SLACK, P_TRIPLETS_WEIGHT, P_DEAL_IN_COST) = (np.int64(i) for i in range(len(PARAMS)))
+ P_PUNG_SLACK, P_FLUSH_MIN, P_FLOW_FLUSH_WEIGHT, P_FLOW_KONG_SLACK, P_FLOW_DECAY, P_TRIPLETS_WEIGHT, P_DEAL_IN_COST) = (np.int64(i) for i in range(len(PARAMS)))
 
 NO_IGNORE = np.int64(0)
 ONE = np.int64(1)
@@ -312,7 +313,7 @@ def _turn(tab, view):
     flow = _rule(view, R_FLOW) != 0
     flush_weight = param_float(view, P_FLOW_FLUSH_WEIGHT if flow else P_FLUSH_WEIGHT)
     pairs_weight = param_float(view, P_PAIRS_WEIGHT)
-    decay = param_float(view, P_DECAY)
+    decay = param_float(view, P_FLOW_DECAY if flow else P_DECAY)
     roots = _roots(view) * _rule(view, R_FAN_ROOT)
     # the plain plan
     st = prepare(tab, view, NO_IGNORE)
