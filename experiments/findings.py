@@ -167,6 +167,19 @@ def bvf_sentences(rep: dict) -> list[str]:
     return out
 
 
+def short_spec(spec: str) -> str:
+    """A canonical seat spec without its parameter values when every one is the default
+    `sichuan strategies` lists (``expert[pace=1.5,...]+exchange=...`` -> ``expert+exchange=...``);
+    any other spec as it is."""
+    from strategies.registry import StrategyError, parse_seat
+
+    short = re.sub(r"\[[^\]]*\]", "", spec)
+    try:
+        return short if parse_seat(short).canonical == spec else spec
+    except StrategyError:
+        return spec
+
+
 def _policy(arm_seat: str, part: str) -> str:
     """The name of a seat spec's exchange or void policy (``expert+exchange=random+void=expert`` -> random)."""
     for item in arm_seat.split("+")[1:]:
@@ -190,8 +203,9 @@ def field_sentences(strong: dict, weak: dict, part: str) -> list[str]:
     b = [n for n, _ in ranking(weak)]
     common = [n for n in a if n in b]
     same = common == [n for n in b if n in a]
-    return [f"By the field's strength: against `{strong['field']}` the {part} policies rank {text(strong)}; "
-            f"against `{weak['field']}` {text(weak)} (each against its field's own policy). The order "
+    return [f"By the field's strength: against `{short_spec(strong['field'])}` the {part} policies rank "
+            f"{text(strong)}; against `{short_spec(weak['field'])}` {text(weak)} (each against its field's own "
+            "policy). The order "
             + ("is the same in both fields." if same else "changes with the field.")]
 
 
@@ -209,8 +223,9 @@ def sentences(name: str, rep: dict) -> list[str]:
 
 def _size(name: str, rep: dict) -> str:
     if rep["kind"] == "duplicate":
-        return (f"{rep['walls']:,} walls, {rep['arms']} arms x 4 rotations against a field of "
-                f"`{rep['field']}`")
+        field = short_spec(rep["field"])
+        return (f"{rep['walls']:,} walls, {rep['arms']} arms x 4 rotations against a field of `{field}`"
+                + (", every parameter at its default" if field != rep["field"] else ""))
     return f"{len(rep['cells'])} cells, {rep['hands_played']:,} hands"
 
 

@@ -46,7 +46,7 @@ from simcore.evaluate import is_win, regular_shanten, shanten
 from simcore.rules import PRESETS
 
 ROOT = Path(__file__).resolve().parent.parent
-PLAYS = ("random", "greedy", "efficient", "flush", "defensive")
+PLAYS = ("random", "greedy", "efficient", "flush", "defensive", "expert")
 SEED = 1
 
 
@@ -296,6 +296,11 @@ def bench_engine(ctx: Context) -> Figures:
             note = f"{replayed} of {batches} batches had a hand that outgrew the result slots, replayed alone" if replayed else None
             figs.add(f"{rules_name}_{play}_{where}", label, rate, "hands/s", 0,
                      at_least(bound, "hands/s") if bound else None, note=note)
+    # issue 15: the expert (with its own policies) at all four seats plays at least a third of
+    # efficient's hands per second, both measured above in this run
+    figs.add("expert_vs_efficient", "expert / efficient hands/s, battle, 1 core",
+             figs["battle_expert_1core"]["value"] / figs["battle_efficient_1core"]["value"] * 100, "%", 1,
+             at_least(100 / 3, "%"))
     return figs
 
 
@@ -468,7 +473,7 @@ class TempDirs:
 def warm_caches(tmp: "TempDirs") -> None:
     """One untimed small run per seat spec used, so no timing pays for compiling (a changed
     source invalidates numba's on-disk cache) or building the tables."""
-    for seats in ("greedy", "efficient"):
+    for seats in ("greedy", "efficient", "expert"):
         run_cli(simulate_args(tmp.new(), 1000, "--seats", seats))
 
 
@@ -595,11 +600,22 @@ def _warm_start(figs: Figures, tmp: TempDirs) -> None:
              at_most(3, "s"))
 
 
+def _make_run(figs: Figures, tmp: TempDirs) -> None:
+    """What ``make run`` plays once installed: the default simulation (default seats, one million
+    hands of blood battle, the summary at the end)."""
+    log("runs: make run's simulation, sichuan simulate --hands 1000000 (default seats)")
+    r = run_cli(["simulate", "--hands", "1000000", "--out", tmp.new()])
+    figs.add("make_run_seconds", "make run (installed): simulate 1,000,000 hands, default seats, with the summary",
+             r.seconds, "s", 1, at_most(120, "s"))
+
+
 def bench_runs(ctx: Context) -> Figures:
-    """``sichuan simulate`` as a user runs it: throughput, memory, cold and warm start."""
+    """``sichuan simulate`` as a user runs it: throughput, memory, cold and warm start, and the
+    default simulation ``make run`` plays."""
     figs = Figures()
     with TempDirs() as tmp:
         warm_caches(tmp)
+        _make_run(figs, tmp)
         _warm_start(figs, tmp)
         _write_share(ctx, figs)
         _one_worker(ctx, figs, tmp)
@@ -700,7 +716,7 @@ def bench_versus(ctx: Context) -> Figures:
     commit = _sh("git", "rev-parse", "--short", ctx.base)
     if not commit:
         raise RuntimeError(f"--base {ctx.base}: not a commit of this repository")
-    cases = ENGINE_CASES
+    cases = [c for c in ENGINE_CASES if c[1] != "expert"]  # plays every compared tree has
     rounds, batches, hands = (1, 1, 50_000) if ctx.quick else (3, 2, BATCH_HANDS)
     figs = Figures()
     with tempfile.TemporaryDirectory(prefix="sichuan-versus-") as tmp:
@@ -829,7 +845,8 @@ earlier entry of the same size (full or quick) that has the figure.
   cached suit tables (`simcore.tables.load_tables`, its in-process memo cleared), best of 9.
 - **engine**: hands/s of `simcore.batch.run_batch` alone (no Parquet, no worker processes) after
   a warm-up: whole batches of 100,000 hands (the default chunk) for at least 2 s, best of two
-  such timings, on one numba thread and on all.
+  such timings, on one numba thread and on all; `expert` is the play with its own exchange and
+  void policies, and its one-core rate is also given as a share of `efficient`'s (target: a third).
 - **ladder**: `sichuan ladder --walls 20000 --seed 1 --json` (2,000 walls with `--quick`) in a
   subprocess, timed as a whole command: every play (greedy, efficient, flush, defensive, expert)
   1 vs 3 in duplicate against each field (each play, and the mixed field of random, greedy and
@@ -842,14 +859,15 @@ earlier entry of the same size (full or quick) that has the figure.
   rate per discard, hands ending with the wall exhausted). Entries before it had **strength**
   instead: each play (random included) 1 vs 3 against three greedy seats in battle, 60,000 walls.
 - **runs**: `sichuan simulate --quiet` (no summary) in a subprocess after an untimed warm-up run;
-  wall time of the whole command. Its ratios to the engine alone use engine-only figures measured
+  wall time of the whole command. `make run` is timed as the simulation it plays once installed
+  (one million hands, default seats, summary included; target 2 minutes). Its ratios to the engine alone use engine-only figures measured
   in the same section (one numba thread for the one-worker run, all for the big one); the write
   share is the CPU time (``time.thread_time``) of building and writing a 100,000-hand chunk's
   tables against that of playing it, greedy, one thread, over 8 chunks. `sichuan summarize` of
   the big and the small run is timed as a whole command, against the simulate that wrote it. Memory is sampled every 0.1 s with psutil: the summed RSS of the
   process tree (main process and workers; shared pages count in each, so it errs high) and the
-  largest single process. The cold run points `NUMBA_CACHE_DIR` and `SICHUAN_CACHE` at empty
-  directories, so everything compiles and the tables are built.
+  largest single process. The cold run (default seats) points `NUMBA_CACHE_DIR` and
+  `SICHUAN_CACHE` at empty directories, so everything compiles and the tables are built.
 - **versus** (only with `--only versus --base REV`): engine-only hands/s on one core of this tree
   against commit REV (its `simcore/` and `strategies/` from `git archive`), each play and preset
   of **engine**, the two trees measured alternately in one session, three rounds of two

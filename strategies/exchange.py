@@ -163,6 +163,7 @@ def plan_cost(tab, m, p, t, n0, n1, n2, void_cost, flush_bonus):
 
 @parameters(Param.int("void_cost", 6, 0, 32, "what each tile left in the suit to void costs, in sixteenths of a shanten"),
             Param.int("flush_bonus", 4, 0, 32, "what each tile of the longest suit past six is worth, in sixteenths of a shanten"),
+            Param.int("suit_slack", 0, 0, 11, "how many tiles longer than the shortest eligible suit a suit passed from may be"),
             scratch=0)
 @nb.njit(STRATEGY_SIG, cache=True, _nrt=False)
 def plans(q, view, tab):
@@ -172,11 +173,17 @@ def plans(q, view, tab):
     three that arrive are one unknown suit, so they are not counted."""
     void_cost = param_int(view, 0)
     flush_bonus = param_int(view, 1)
+    shortest_n = 14
+    for s in range(3):
+        n = suit_count(view, s)
+        if n >= 3:
+            shortest_n = min(shortest_n, n)
+    longest = shortest_n + param_int(view, 2)
     best = 1 << 40
     best_pick = -1
     for s in range(3):
         n = suit_count(view, s)
-        if n < 3:
+        if n < 3 or n > longest:
             continue
         # the suit's five loneliest tiles (copies counted), loneliest first
         c0 = c1 = c2 = c3 = c4 = -1

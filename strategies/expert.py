@@ -42,7 +42,7 @@ from .core import (
 )
 from .params import Param, parameters
 from .value import VALUE_SCRATCH, wait_values, win_context, win_value
-from .play import DANGER_UNIT, _hopeless, danger, shanten_after_pung, threats, void_discard
+from .play import DANGER_UNIT, _hopeless, danger, shanten_after_pung, suit_counts, threats, void_discard
 
 # scratch: 0..53 the discard search's work (as choose_discard's), 54..62 the threat tracking of
 # strategies.play (must start at zero), 63 the plan of the seat's latest turn
@@ -83,33 +83,6 @@ FOUR = np.int64(4)
 @nb.njit(cache=True, inline="always")
 def _rule(view, r):
     return view[V_RULES + r]
-
-
-@nb.njit(cache=True, _nrt=False)
-def _suit_counts(view):
-    """Tiles of each suit in the seat's hand and declared sets, and the bit set of suits its
-    declared sets are in."""
-    me = nonneg(view[V_ME])
-    c0 = c1 = c2 = 0
-    for t in range(N_KINDS):
-        c = view[V_HAND + t]
-        if t < 9:
-            c0 += c
-        elif t < 18:
-            c1 += c
-        else:
-            c2 += c
-    sets = 0
-    for i in range(view[V_N_MELDS + me]):
-        s = nonneg(view[V_MELD_TILE + me * 4 + i]) // 9
-        sets |= 1 << s
-        if s == 0:
-            c0 += 3
-        elif s == 1:
-            c1 += 3
-        else:
-            c2 += 3
-    return c0, c1, c2, sets
 
 
 @nb.njit(cache=True, _nrt=False)
@@ -286,7 +259,7 @@ def _triplets_discard(view, void):
 def _flush_suit(view, void):
     """The suit of a possible full flush (the longest non-void suit holding every declared set)
     as an ignore mask for the others, or 0 when no flush is worth trying."""
-    c0, c1, c2, sets = _suit_counts(view)
+    c0, c1, c2, sets = suit_counts(view)
     best = -1
     best_n = -1
     for s in range(3):

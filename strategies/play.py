@@ -355,33 +355,38 @@ def claim(tab, view, ignore):
 
 
 @nb.njit(cache=True, _nrt=False)
+def suit_counts(view):
+    """Tiles of each suit in the seat's hand and declared sets, and the bit set of suits its
+    declared sets are in."""
+    me = nonneg(view[V_ME])
+    c0 = c1 = c2 = 0
+    for t in range(N_KINDS):
+        c = view[V_HAND + t]
+        if t < 9:
+            c0 += c
+        elif t < 18:
+            c1 += c
+        else:
+            c2 += c
+    sets = 0
+    for i in range(view[V_N_MELDS + me]):
+        s = nonneg(view[V_MELD_TILE + me * 4 + i]) // 9
+        sets |= 1 << s
+        if s == 0:
+            c0 += 3
+        elif s == 1:
+            c1 += 3
+        else:
+            c2 += 3
+    return c0, c1, c2, sets
+
+
+@nb.njit(cache=True, _nrt=False)
 def flush_suits_to_ignore(view):
     """With one long suit (8+ tiles counting declared sets, all sets in it, the other
     non-void suit at most 4 tiles), the other suits are ignored: play for a full flush."""
     void = my_void(view)
-    me = view[V_ME]
-    cnt0 = 0
-    cnt1 = 0
-    cnt2 = 0
-    for t in range(N_KINDS):
-        c = view[V_HAND + t]
-        if t < 9:
-            cnt0 += c
-        elif t < 18:
-            cnt1 += c
-        else:
-            cnt2 += c
-    meld_suits = 0
-    for i in range(view[V_N_MELDS + me]):
-        t = view[V_MELD_TILE + me * 4 + i]
-        s = t // 9
-        meld_suits |= 1 << s
-        if s == 0:
-            cnt0 += 3
-        elif s == 1:
-            cnt1 += 3
-        else:
-            cnt2 += 3
+    cnt0, cnt1, cnt2, meld_suits = suit_counts(view)
     counts = (cnt0, cnt1, cnt2)
     best = -1
     for s in range(3):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numba as nb
 
 from simcore.evaluate import regular_shanten_codes
-from simcore.view import STRATEGY_SIG, V_HAND, param_int, rand_below
+from simcore.view import STRATEGY_SIG, V_CODES, param_int, rand_below
 
 from .exchange import suit_count
 from .params import Param, parameters
@@ -26,13 +26,7 @@ def fewest(q, view, tab):
 @nb.njit(STRATEGY_SIG, cache=True, _nrt=False)
 def weakest(q, view, tab):
     """The suit whose removal leaves the lowest shanten (ties: the fewest tiles)."""
-    m = 0
-    p = 0
-    t = 0
-    for r in range(8, -1, -1):
-        m = m * 5 + view[V_HAND + r]
-        p = p * 5 + view[V_HAND + 9 + r]
-        t = t * 5 + view[V_HAND + 18 + r]
+    m, p, t = view[V_CODES], view[V_CODES + 1], view[V_CODES + 2]   # the suit codes, none zeroed yet
     best = 0
     best_key = 1 << 30
     for s in range(3):
@@ -64,13 +58,7 @@ def plans(q, view, tab):
     kept for a full flush."""
     void_cost = param_int(view, 0)
     flush_bonus = param_int(view, 1)
-    m = 0
-    p = 0
-    t = 0
-    for r in range(8, -1, -1):
-        m = m * 5 + view[V_HAND + r]
-        p = p * 5 + view[V_HAND + 9 + r]
-        t = t * 5 + view[V_HAND + 18 + r]
+    m, p, t = view[V_CODES], view[V_CODES + 1], view[V_CODES + 2]   # the suit codes, none zeroed yet
     n = (suit_count(view, 0), suit_count(view, 1), suit_count(view, 2))
     longest = max(n[0], max(n[1], n[2]))
     best = 0
