@@ -475,6 +475,7 @@ def replay_counts(rules, players, seed: int, hands, threads: int | None = None) 
     proto = E.new_state(rules.to_array(), seed, 0, _WIN_CAP, _PAY_CAP, None, LOG_CAP, False)
     states = np.tile(proto, (parts, 1))
     events = np.zeros(m, np.int64)
+    E.traced()  # compiled before the kernel that calls it is typed
     _replay_kernel(load_tables(), players.fns, players.setup, states, hands, out["discards"], out["dealt_in"],
                    out["net"], events)
     if events.max() > LOG_CAP:

@@ -1614,10 +1614,11 @@ def play_batch(tab, R, fns, setup, seed, first, n_items, match_mode, check, hand
         S_own[0] += 0  # keep the owner alive past the last use of its pointer
 
 
-@nb.njit(SIG_TRACED, cache=True)
+@nb.njit(cache=True)
 def play_traced(tab, fns, setup, dealer, scores0, fixed_wall, fixed_dir, S, hand_out, seat_out, win_out, pay_out):
     """One hand with its event log on (traces, scenarios): the same ``play_hand`` as the batch.
-    S must be laid out by ``layout`` with its header filled (see ``simcore.trace``)."""
+    S must be laid out by ``layout`` with its header filled (see ``simcore.trace``). Compiled
+    for ``SIG_TRACED`` by ``traced()`` when first needed, so a simulation never compiles it."""
     P = data_ptr(S)
     _set_players(P, tab, fns, setup)
     for s in range(4):
@@ -1627,3 +1628,12 @@ def play_traced(tab, fns, setup, dealer, scores0, fixed_wall, fixed_dir, S, hand
         P[O_FIXED_WALL + i] = fixed_wall[i]
     play_hand(P, dealer, fixed_dir)
     _write_rows(P, I64(0), hand_out, seat_out, win_out, pay_out)
+
+
+def traced():
+    """``play_traced``, compiled for ``SIG_TRACED`` (from numba's cache when it can) and closed to
+    other signatures, as an eagerly compiled kernel is."""
+    if SIG_TRACED.args not in play_traced.overloads:
+        play_traced.compile(SIG_TRACED)
+        play_traced.disable_compile()
+    return play_traced

@@ -76,7 +76,7 @@ def run_traced(rules: RuleSet, players, seed: int, g: int, dealer: int, scores=N
     seat = np.zeros((1, 4, rec.N_SEAT_FIELDS), np.int32)
     win = np.zeros((1, win_cap, rec.N_WIN_FIELDS), np.int32)
     pay = np.zeros((1, pay_cap, rec.N_PAY_FIELDS), np.int32)
-    E.play_traced(tab, players.fns, players.setup, np.int64(dealer), scores0, wall, np.int64(fixed_dir), S, hand, seat,
+    E.traced()(tab, players.fns, players.setup, np.int64(dealer), scores0, wall, np.int64(fixed_dir), S, hand, seat,
                   win, pay)
     n_ev = int(hand[0, rec.H_N_EVENTS])
     if n_ev > LOG_ROWS:

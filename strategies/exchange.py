@@ -10,7 +10,7 @@ import numba as nb
 
 from simcore.evaluate import regular_shanten_codes
 from simcore.nrt import nonneg
-from simcore.view import Q_EXCHANGE, STRATEGY_SIG, V_HAND, pack3, param_int, rand_below
+from simcore.view import Q_EXCHANGE, V_HAND, pack3, param_int, rand_below
 
 from .params import Param, parameters
 
@@ -70,7 +70,7 @@ def pass_three_of(view, s):
 
 
 @parameters(scratch=0)
-@nb.njit(STRATEGY_SIG, cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False)
 def shortest(q, view, tab):
     """Three of the shortest suit holding three or more, isolated tiles first."""
     best = -1
@@ -82,7 +82,7 @@ def shortest(q, view, tab):
 
 
 @parameters(scratch=0)
-@nb.njit(STRATEGY_SIG, cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False)
 def random_suit(q, view, tab):
     """Three tiles of a random eligible suit, isolated tiles first."""
     n = 0
@@ -115,7 +115,7 @@ def _structure(view, s):
 
 
 @parameters(scratch=0)
-@nb.njit(STRATEGY_SIG, cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False)
 def keep_pairs(q, view, tab):
     """The eligible suit whose loss breaks the fewest pairs and runs (ties: the shorter)."""
     best = -1
@@ -165,7 +165,7 @@ def plan_cost(tab, m, p, t, n0, n1, n2, void_cost, flush_bonus):
             Param.int("flush_bonus", 4, 0, 32, "what each tile of the longest suit past six is worth, in sixteenths of a shanten"),
             Param.int("suit_slack", 0, 0, 11, "how many tiles longer than the shortest eligible suit a suit passed from may be"),
             scratch=0)
-@nb.njit(STRATEGY_SIG, cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False)
 def plans(q, view, tab):
     """The three tiles whose passing leaves the best plan (a quick shanten once a suit is voided, a long suit kept for a flush).
 

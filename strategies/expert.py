@@ -31,7 +31,7 @@ from simcore.rules import (
 )
 from simcore.tiles import N_KINDS
 from simcore.view import (
-    A_KONG, A_WIN, C_KONG, C_PASS, C_PUNG, C_WIN, M_PUNG, Q_CLAIM, Q_ROB, Q_TURN, STRATEGY_SIG, V_CAN_KONG,
+    A_KONG, A_WIN, C_KONG, C_PASS, C_PUNG, C_WIN, M_PUNG, Q_CLAIM, Q_ROB, Q_TURN, V_CAN_KONG,
     V_CAN_PUNG, V_CAN_WIN, V_HAND, V_KONG_MASK, V_LOCKED, V_ME, V_MELD_KIND, V_MELD_TILE, V_MUST_VOID, V_N_MELDS,
     V_OUT, V_RULES, V_SCRATCH, V_TILE, V_VISIBLE, V_WALL_LEFT, param_float, param_int,
 )
@@ -484,7 +484,7 @@ def _claim(tab, view):
 
 
 @parameters(*PARAMS, scratch=ZEROED)
-@nb.njit(STRATEGY_SIG, cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False)
 def expert(q, view, tab):
     """Weighs speed against value with the rules in its view: plans (plain, full flush, seven pairs) by what each is worth, keeps the waits worth most, claims what serves its plan, passes a discard win where a self-draw pays more."""
     if q == Q_TURN:

@@ -20,7 +20,7 @@ from simcore.nrt import nonneg
 from simcore.tiles import N_KINDS
 from simcore.view import (
     A_KONG, A_WIN, C_KONG, C_PASS, C_PUNG, C_WIN, M_KONG_CONCEALED, M_PUNG, N_DISC_SEQ, Q_CLAIM, Q_ROB, Q_TURN,
-    STRATEGY_SIG, V_CAN_KONG, V_CAN_PUNG, V_CAN_WIN, V_DISC_SEQ, V_FLOW, V_HAND, V_KONG_MASK, V_LOCKED,
+    V_CAN_KONG, V_CAN_PUNG, V_CAN_WIN, V_DISC_SEQ, V_FLOW, V_HAND, V_KONG_MASK, V_LOCKED,
     V_MELD_KIND, V_MELD_TILE, V_ME, V_MUST_VOID, V_N_DISCARDS, V_N_MELDS, V_OUT, V_REVEALED, V_SCRATCH,
     V_TILE, V_VISIBLE, V_VOID, V_WALL_LEFT, V_WINS, discard_seat, discard_tile, rand_below,
 )
@@ -402,7 +402,7 @@ def flush_suits_to_ignore(view):
 
 
 @parameters(scratch=0)
-@nb.njit(STRATEGY_SIG, cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False)
 def greedy(q, view, tab):
     """Lowest shanten, deterministic ties, always wins when it can."""
     if q == Q_TURN:
@@ -413,7 +413,7 @@ def greedy(q, view, tab):
 
 
 @parameters(scratch=0)
-@nb.njit(STRATEGY_SIG, cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False)
 def efficient(q, view, tab):
     """Lowest shanten, then the most live tiles that lower it (counting what is visible)."""
     if q == Q_TURN:
@@ -424,7 +424,7 @@ def efficient(q, view, tab):
 
 
 @parameters(scratch=0)
-@nb.njit(STRATEGY_SIG, cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False)
 def flush(q, view, tab):
     """Efficient, but with one long suit it keeps only that suit: goes for a full flush."""
     if q == Q_TURN:
@@ -435,7 +435,7 @@ def flush(q, view, tab):
 
 
 @parameters(scratch=63)
-@nb.njit(STRATEGY_SIG, cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False)
 def defensive(q, view, tab):
     """Efficient, but among discards as good for its hand the one least likely to let an opponent who looks ready win; folds when its hand cannot get ready."""
     if q == Q_TURN:
@@ -446,7 +446,7 @@ def defensive(q, view, tab):
 
 
 @parameters(scratch=0)
-@nb.njit(STRATEGY_SIG, cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False)
 def random_play(q, view, tab):
     """A uniformly random legal answer."""
     if q == Q_TURN:

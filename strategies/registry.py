@@ -329,10 +329,19 @@ def describe_builtins() -> str:
     return "\n".join(lines)
 
 
+def compiled(fn):
+    """A built-in strategy compiled for ``STRATEGY_SIG`` (from numba's cache when it can).
+    Built-ins are compiled when first used, not on import: a first run after install compiles
+    only the strategies it plays."""
+    if isinstance(fn, nb.core.registry.CPUDispatcher) and STRATEGY_SIG.args not in fn.overloads:
+        fn.compile(STRATEGY_SIG)
+    return fn
+
+
 def resolve(kind: str, name: str):
     if _is_user(name):
         return load_user(name)
-    return KINDS[kind][name]
+    return compiled(KINDS[kind][name])
 
 
 @dataclass(frozen=True)
@@ -373,7 +382,7 @@ def players_of(players) -> Players:
     default (for code that builds the tuple itself)."""
     if isinstance(players, Players):
         return players
-    fns = tuple(players)
+    fns = tuple(compiled(f) for f in players)
     seats = [SeatSpec("", "", "", *(resolve_values(declared(fns[g * 4 + s]), {}, "") for g in range(3)))
              for s in range(4)]
     return Players(fns, setup_of(seats, fns))

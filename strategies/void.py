@@ -5,14 +5,14 @@ from __future__ import annotations
 import numba as nb
 
 from simcore.evaluate import regular_shanten_codes
-from simcore.view import STRATEGY_SIG, V_CODES, param_int, rand_below
+from simcore.view import V_CODES, param_int, rand_below
 
 from .exchange import suit_count
 from .params import Param, parameters
 
 
 @parameters(scratch=0)
-@nb.njit(STRATEGY_SIG, cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False)
 def fewest(q, view, tab):
     """The suit with the fewest tiles (ties: the lowest suit index m, p, s)."""
     best = 0
@@ -23,7 +23,7 @@ def fewest(q, view, tab):
 
 
 @parameters(scratch=0)
-@nb.njit(STRATEGY_SIG, cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False)
 def weakest(q, view, tab):
     """The suit whose removal leaves the lowest shanten (ties: the fewest tiles)."""
     m, p, t = view[V_CODES], view[V_CODES + 1], view[V_CODES + 2]   # the suit codes, none zeroed yet
@@ -41,7 +41,7 @@ def weakest(q, view, tab):
 
 
 @parameters(scratch=0)
-@nb.njit(STRATEGY_SIG, cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False)
 def random_void(q, view, tab):
     """A uniformly random suit."""
     return rand_below(view, 3)
@@ -50,7 +50,7 @@ def random_void(q, view, tab):
 @parameters(Param.int("void_cost", 6, 0, 32, "what each tile of the voided suit costs, in sixteenths of a shanten"),
             Param.int("flush_bonus", 4, 0, 32, "what each tile of the longest suit past six is worth, in sixteenths of a shanten"),
             scratch=0)
-@nb.njit(STRATEGY_SIG, cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False)
 def plans(q, view, tab):
     """The suit whose voiding leaves the best plan (shanten of the rest plus a cost per tile to discard), never a flush's long suit.
 

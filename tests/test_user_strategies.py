@@ -133,4 +133,8 @@ def test_canonical_specs():
     assert parse_seat("efficient").canonical == "efficient+exchange=shortest+void=fewest"
     assert parse_seat("greedy+void=weakest").canonical == "greedy+exchange=shortest+void=weakest"
     assert [s.canonical for s in parse_seats("greedy")] == ["greedy+exchange=shortest+void=fewest"] * 4
-    assert parse_seats(None)[0].play == "efficient"
+    default = parse_seats(None)[0]
+    assert (default.play, default.exchange, default.void) == ("expert", "expert", "expert")
+    # a play's own policies fill only what a spec leaves out
+    assert parse_seat("expert+exchange=shortest").canonical.split("+")[1:] == [
+        "exchange=shortest", parse_seat("expert").canonical.split("+")[2]]
