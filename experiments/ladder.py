@@ -52,7 +52,7 @@ import numpy as np
 from simcore import engine as E
 from simcore import records as rec
 from simcore.analysis import mean_ci
-from simcore.view import Q_TURN
+from simcore.view import Q_TURN, STRATEGY_TYPE
 
 DEFAULT_PLAYS = ("greedy", "efficient", "flush", "defensive", "expert")
 DEFAULT_FIELDS = ("greedy", "efficient", "flush", "defensive", "expert", "mixed")
@@ -415,6 +415,14 @@ LOG_CAP = 4096     # event rows a replayed hand may log (a long blood-flow hand 
 _WIN_CAP, _PAY_CAP = 64, 512
 
 
+_I64 = nb.types.int64
+_I64_2D = _I64[:, ::1]
+# explicit, so the twelve strategies arrive as first-class functions: one compiled kernel serves
+# every table (typed by the dispatchers themselves, each combination of plays would compile anew)
+SIG_REPLAY = nb.types.void(nb.types.uint8[::1], nb.types.UniTuple(STRATEGY_TYPE, 12), _I64[::1], _I64_2D, _I64[::1],
+                           _I64_2D, _I64_2D, _I64_2D, _I64[::1])
+
+
 @nb.njit(parallel=True, cache=True)
 def _replay_kernel(tab, fns, setup, states, hands, discards, dealt_in, nets, events):
     """Replay global hands ``hands`` (hand g dealt by g % 4) with the event log on, in
@@ -475,7 +483,10 @@ def replay_counts(rules, players, seed: int, hands, threads: int | None = None) 
     proto = E.new_state(rules.to_array(), seed, 0, _WIN_CAP, _PAY_CAP, None, LOG_CAP, False)
     states = np.tile(proto, (parts, 1))
     events = np.zeros(m, np.int64)
-    E.traced()  # compiled before the kernel that calls it is typed
+    if SIG_REPLAY.args not in _replay_kernel.overloads:   # compiled when a ladder first needs it
+        E.traced()
+        _replay_kernel.compile(SIG_REPLAY)
+        _replay_kernel.disable_compile()
     _replay_kernel(load_tables(), players.fns, players.setup, states, hands, out["discards"], out["dealt_in"],
                    out["net"], events)
     if events.max() > LOG_CAP:
