@@ -74,6 +74,7 @@ PARAMS = (
 (P_PACE, P_FLUSH_WEIGHT, P_PAIRS_WEIGHT, P_DECAY, P_STAY_COST, P_PASS_MARGIN, P_KONG_SLACK,
  P_PUNG_SLACK, P_FLUSH_MIN, P_FLOW_FLUSH_WEIGHT, P_FLOW_KONG_SLACK, P_FLOW_DECAY, P_TRIPLETS_WEIGHT, P_DEAL_IN_COST) = (np.int64(i) for i in range(len(PARAMS)))
 
+SELF_DRAW_SHARE = 0.33   # about a third of wins are self-drawn (the ladder's per-play statistics)
 NO_IGNORE = np.int64(0)
 ONE = np.int64(1)
 THREE = np.int64(3)
@@ -106,7 +107,7 @@ def _payoff(view, fan):
     cap = _rule(view, R_FAN_CAP)
     base = 1 << min(fan, cap)
     liable = _liable(view)
-    sd = 0.33
+    sd = SELF_DRAW_SHARE
     return base * (1.0 - sd + sd * liable) + sd * liable * _rule(view, R_SELF_DRAW_BONUS)
 
 
@@ -343,7 +344,7 @@ def _turn(tab, view):
 def _wait_worth(view, mask):
     """What the waits wait_values left in SCR_WAITS are worth: each live copy wins on a discard
     (its base) or, about a third of the time, as a self-draw every liable seat pays."""
-    sd = 0.33
+    sd = SELF_DRAW_SHARE
     liable = _liable(view)
     bonus = _rule(view, R_SELF_DRAW_BONUS)
     worth = 0.0
@@ -363,7 +364,7 @@ def _best_wait(tab, view, fallback, deadly, ready, cand):
     for t in range(N_KINDS):
         if view[V_HAND + t] == 0 or not (cand >> t) & 1:
             continue
-        mask, n_live = wait_values(tab, view, np.int64(t), SCR_VALUE, SCR_WAITS)
+        mask, _ = wait_values(tab, view, np.int64(t), SCR_VALUE, SCR_WAITS)
         if mask == 0:
             continue
         worth = _wait_worth(view, mask) - 0.01 * danger(view, t, deadly, ready) / DANGER_UNIT
