@@ -31,18 +31,17 @@ from simcore.rules import (
 )
 from simcore.tiles import N_KINDS
 from simcore.view import (
-    A_KONG, A_WIN, C_KONG, C_PASS, C_PUNG, C_WIN, M_PUNG, Q_CLAIM, Q_ROB, Q_TURN, V_CAN_KONG,
-    V_CAN_PUNG, V_CAN_WIN, V_HAND, V_KONG_MASK, V_LOCKED, V_ME, V_MELD_KIND, V_MELD_TILE, V_MUST_VOID, V_N_MELDS,
+    A_KONG, A_WIN, C_PASS, C_WIN, M_PUNG, Q_CLAIM, Q_ROB, Q_TURN, V_CAN_WIN, V_HAND, V_KONG_MASK, V_LOCKED, V_ME, V_MELD_KIND, V_MELD_TILE, V_MUST_VOID, V_N_MELDS,
     V_OUT, V_RULES, V_SCRATCH, V_TILE, V_VISIBLE, V_WALL_LEFT, param_float, param_int,
 )
 
 from .core import (
     INF, NO_TILE, discard_shantens, isolation, live, live_draws, my_void, near_mask, plus_classes, prepare,
-    shanten_minus, shanten_moved, shanten_of, ukeire, ukeire_fast,
+    shanten_minus, shanten_moved, ukeire, ukeire_fast,
 )
 from .params import Param, parameters
 from .value import VALUE_SCRATCH, wait_values, win_context, win_value
-from .play import DANGER_UNIT, _hopeless, danger, shanten_after_pung, suit_counts, threats, void_discard
+from .play import DANGER_UNIT, _hopeless, claim_set, danger, suit_counts, threats, void_discard
 
 # scratch: 0..53 the discard search's work (as choose_discard's), 54..62 the threat tracking of
 # strategies.play (must start at zero), 63 the plan of the seat's latest turn
@@ -470,18 +469,8 @@ def _claim(tab, view):
     plan = view[SCR_PLAN]
     if plan == PLAN_PAIRS:
         return C_PASS
-    t = nonneg(view[V_TILE])
     ignore = _flush_suit(view, my_void(view)) if plan == PLAN_FLUSH else NO_IGNORE
-    st = prepare(tab, view, ignore)
-    if (st.ignore >> (t // 9)) & 1:
-        return C_PASS
-    now = shanten_of(tab, st)
-    if view[V_CAN_KONG] and shanten_minus(tab, view, st, t, THREE, ONE) <= now:
-        return C_KONG
-    slack = param_int(view, P_PUNG_SLACK)
-    if view[V_CAN_PUNG] and slack > -2 and shanten_after_pung(tab, view, st, t, now + slack) <= now + slack:
-        return C_PUNG
-    return C_PASS
+    return claim_set(tab, view, ignore, param_int(view, P_PUNG_SLACK))
 
 
 @parameters(*PARAMS, scratch=ZEROED)

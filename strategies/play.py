@@ -342,6 +342,13 @@ def claim(tab, view, ignore):
     """Win; else kong or pung when it does not raise shanten (only in the target suits); else pass."""
     if view[V_CAN_WIN]:
         return C_WIN
+    return claim_set(tab, view, ignore, ZERO)
+
+
+@nb.njit(cache=True, _nrt=False)
+def claim_set(tab, view, ignore, slack):
+    """Kong when it does not raise shanten, pung when it leaves shanten at most ``slack``
+    higher (only in the target suits; slack -2: never pung); else pass."""
     t = nonneg(view[V_TILE])
     st = prepare(tab, view, ignore)
     if (st.ignore >> (t // 9)) & 1:
@@ -349,7 +356,7 @@ def claim(tab, view, ignore):
     now = shanten_of(tab, st)
     if view[V_CAN_KONG] and shanten_minus(tab, view, st, t, THREE, ONE) <= now:
         return C_KONG
-    if view[V_CAN_PUNG] and shanten_after_pung(tab, view, st, t, now) <= now:
+    if view[V_CAN_PUNG] and slack > -2 and shanten_after_pung(tab, view, st, t, now + slack) <= now + slack:
         return C_PUNG
     return C_PASS
 

@@ -31,3 +31,19 @@ def small_experiments(tmp_path_factory) -> Path:
             run_cli("experiment", "run", name, "--hands", hands, "--seed", SEED, "--out", root / name, "-q", "--workers", 1)
         _made["root"] = root
     return _made["root"]
+
+
+def assert_close(got, want, where=""):
+    """Equal, floats to 1e-9 relative; dicts and lists item by item (``where`` names the item)."""
+    if isinstance(want, dict):
+        assert set(got) == set(want), f"{where}: {sorted(set(got) ^ set(want))}"
+        for k in want:
+            assert_close(got[k], want[k], f"{where}.{k}")
+    elif isinstance(want, list):
+        assert len(got) == len(want), where
+        for i, (g, w) in enumerate(zip(got, want)):
+            assert_close(g, w, f"{where}[{i}]")
+    elif isinstance(want, float) and not isinstance(want, bool):
+        assert got is not None and abs(got - want) <= 1e-9 * max(abs(want), 1e-12), f"{where}: {got} != {want}"
+    else:
+        assert got == want, f"{where}: {got!r} != {want!r}"

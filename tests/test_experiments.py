@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from experiment_fixtures import SEED, SMALL, run_cli, small_experiments
+from experiment_fixtures import SEED, SMALL, assert_close, run_cli, small_experiments
 from experiments import SHIPPED, load_spec
 from experiments.duplicate import scores, seat_nets
 from simcore.analysis import Z95
@@ -314,20 +314,6 @@ def test_list_names_the_shipped_experiments():
 
 # -- the streamed reports equal the whole-table ones -------------------------------------------
 
-def _close(got, want, where=""):
-    if isinstance(want, dict):
-        assert set(got) == set(want), f"{where}: {sorted(set(got) ^ set(want))}"
-        for k in want:
-            _close(got[k], want[k], f"{where}.{k}")
-    elif isinstance(want, list):
-        assert len(got) == len(want), where
-        for i, (g, w) in enumerate(zip(got, want)):
-            _close(g, w, f"{where}[{i}]")
-    elif isinstance(want, float) and not isinstance(want, bool):
-        assert got is not None and abs(got - want) <= 1e-9 * max(abs(want), 1e-12), f"{where}: {got} != {want}"
-    else:
-        assert got == want, f"{where}: {got!r} != {want!r}"
-
 
 @pytest.mark.parametrize("name", ["exchange", "void", "flower-pigs", "battle-vs-flow"])
 def test_streamed_reports_equal_the_whole_table_ones(exps, name):
@@ -339,9 +325,9 @@ def test_streamed_reports_equal_the_whole_table_ones(exps, name):
 
     d = exps / name
     if name in ("exchange", "void"):
-        _close(comparison(d), duplicate_oracle.comparison(d), name)
+        assert_close(comparison(d), duplicate_oracle.comparison(d), name)
     else:
-        _close(cells_report(d), cells_oracle.cells_report(d), name)
+        assert_close(cells_report(d), cells_oracle.cells_report(d), name)
 
 
 def test_blocks_that_span_chunks_count_once(tmp_path):
@@ -357,4 +343,4 @@ def test_blocks_that_span_chunks_count_once(tmp_path):
     run(out, RunConfig(preset("flow"), ("efficient+exchange=shortest+void=random",) * 4, 5, "hands", 2003, 300),
         workers=1)
     sections = ["pigs", "spread", "matches", "reasons"]
-    _close(cell_stats(out, sections, 20, 2003), cells_oracle.cell_stats(out, sections, 20, 2003), "blocks")
+    assert_close(cell_stats(out, sections, 20, 2003), cells_oracle.cell_stats(out, sections, 20, 2003), "blocks")

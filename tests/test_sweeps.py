@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 import duplicate_oracle
-from experiment_fixtures import run_cli
+from experiment_fixtures import assert_close, run_cli
 from experiments import parse_spec
 from experiments.duplicate import comparison, scores
 from experiments.execute import read_manifest
@@ -130,29 +130,13 @@ def direct_scores(exp_dir: Path) -> pd.DataFrame:
     return pd.DataFrame(out).sort_index()
 
 
-def _close(got, want, where=""):
-    """Equal, floats to 1e-9 relative."""
-    if isinstance(want, dict):
-        assert set(got) == set(want), f"{where}: {sorted(set(got) ^ set(want))}"
-        for k in want:
-            _close(got[k], want[k], f"{where}.{k}")
-    elif isinstance(want, list):
-        assert len(got) == len(want), where
-        for i, (g, w) in enumerate(zip(got, want)):
-            _close(g, w, f"{where}[{i}]")
-    elif isinstance(want, float):
-        assert got is not None and abs(got - want) <= 1e-9 * max(abs(want), 1e-12), f"{where}: {got} != {want}"
-    else:
-        assert got == want, f"{where}: {got!r} != {want!r}"
-
-
 @pytest.mark.parametrize("ref", ARMS)
 def test_vs_report_equals_the_pandas_oracle(sweep_dir, ref):
     rep = json.loads(run_cli("experiment", "report", sweep_dir, "--vs", ref, "--json").stdout)
     assert rep["reference"] == ref and rep["baseline"] == "play-efficient"
     want = duplicate_oracle.comparison(sweep_dir, vs=ref)
-    _close({k: v for k, v in rep.items() if k in want}, want, ref)
-    _close(comparison(sweep_dir, vs=ref), want, ref)
+    assert_close({k: v for k, v in rep.items() if k in want}, want, ref)
+    assert_close(comparison(sweep_dir, vs=ref), want, ref)
     sc = direct_scores(sweep_dir)
     assert len(sc) == WALLS
     for row in rep["rows"]:
