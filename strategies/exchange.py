@@ -207,14 +207,14 @@ def plans(q, view, tab):
                 key += 1  # a second copy sorts just after the first
         lonely = (c0, c1, c2, c3, c4)
         m = (c0 >= 0) + (c1 >= 0) + (c2 >= 0) + (c3 >= 0) + (c4 >= 0)
+        n0 = suit_count(view, 0) - 3 * (s == 0)   # the suits' lengths once three of s are passed
+        n1 = suit_count(view, 1) - 3 * (s == 1)
+        n2 = suit_count(view, 2) - 3 * (s == 2)
         for i in range(m):
             for j in range(i + 1, m):
                 for k in range(j + 1, m):
                     a, b, c = lonely[i], lonely[j], lonely[k]
                     x, y, z = _codes_less(view, s, a, b, c)
-                    n0 = suit_count(view, 0) - 3 * (s == 0)
-                    n1 = suit_count(view, 1) - 3 * (s == 1)
-                    n2 = suit_count(view, 2) - 3 * (s == 2)
                     cost = plan_cost(tab, x, y, z, n0, n1, n2, void_cost, flush_bonus) * 1024 + (i + j + k)
                     if cost < best:
                         best, best_pick = cost, pack3(a, b, c)

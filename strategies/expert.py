@@ -41,7 +41,7 @@ from .core import (
 )
 from .params import Param, parameters
 from .value import VALUE_SCRATCH, wait_values, win_context, win_value
-from .play import DANGER_UNIT, _hopeless, claim_set, danger, suit_counts, threats, void_discard
+from .play import DANGER_UNIT, _hopeless, claim_set, danger, seats_playing, suit_counts, threats, void_discard
 
 # scratch: 0..53 the discard search's work (as choose_discard's), 54..62 the threat tracking of
 # strategies.play (must start at zero), 63 the plan of the seat's latest turn
@@ -100,14 +100,27 @@ def _roots(view):
 
 
 @nb.njit(cache=True, _nrt=False)
-def _payoff(view, fan):
-    """What a win of ``fan`` pays on average: its base from the discarder, or base plus the
-    self-draw bonus from every liable seat on a self-draw (about a third of wins)."""
-    cap = _rule(view, R_FAN_CAP)
-    base = 1 << min(fan, cap)
-    liable = _liable(view)
+def _win_worth(view, base, self_draw_base):
+    """What a win pays on average: ``base`` from the discarder or, about a third of the time, a
+    self-draw's base plus the bonus from every liable seat."""
     sd = SELF_DRAW_SHARE
-    return base * (1.0 - sd + sd * liable) + sd * liable * _rule(view, R_SELF_DRAW_BONUS)
+    return (1.0 - sd) * base + sd * _liable(view) * (self_draw_base + _rule(view, R_SELF_DRAW_BONUS))
+
+
+@nb.njit(cache=True, _nrt=False)
+def _payoff(view, fan):
+    """What a win of ``fan`` pays on average (``_win_worth``, the same base either way)."""
+    base = 1 << min(fan, _rule(view, R_FAN_CAP))
+    return _win_worth(view, base, base)
+
+
+@nb.njit(cache=True, _nrt=False)
+def _unseen(view):
+    """Tiles this seat cannot see (in others' hands and the wall)."""
+    n = 0
+    for t in range(N_KINDS):
+        n += 4 - view[V_VISIBLE + t]
+    return n
 
 
 @nb.njit(cache=True, _nrt=False)
@@ -118,12 +131,8 @@ def _p_win(view, sh, acc, pace, decay):
     nearer ready has fewer useful tiles): the chance of sh + 1 successes or more, Poisson."""
     if sh >= INF:
         return 0.0
-    unseen = 0
-    playing = 0
-    for t in range(N_KINDS):
-        unseen += 4 - view[V_VISIBLE + t]
-    for o in range(4):
-        playing += view[V_OUT + o] == 0
+    unseen = _unseen(view)
+    playing = seats_playing(view)
     draws = (view[V_WALL_LEFT] + playing - 1) / playing
     if unseen <= 0 or draws <= 0:
         return 0.0
@@ -343,14 +352,11 @@ def _turn(tab, view):
 def _wait_worth(view, mask):
     """What the waits wait_values left in SCR_WAITS are worth: each live copy wins on a discard
     (its base) or, about a third of the time, as a self-draw every liable seat pays."""
-    sd = SELF_DRAW_SHARE
-    liable = _liable(view)
-    bonus = _rule(view, R_SELF_DRAW_BONUS)
     worth = 0.0
     for u in range(N_KINDS):
         if (mask >> u) & 1:
-            worth += view[SCR_WAITS + 2 * N_KINDS + u] * (
-                (1.0 - sd) * view[SCR_WAITS + u] + sd * liable * (view[SCR_WAITS + N_KINDS + u] + bonus))
+            worth += view[SCR_WAITS + 2 * N_KINDS + u] * _win_worth(view, view[SCR_WAITS + u],
+                                                                    view[SCR_WAITS + N_KINDS + u])
     return worth
 
 
@@ -421,10 +427,7 @@ def _liable(view):
     """The seats that would pay this seat's self-draw."""
     if _rule(view, R_FLOW):
         return 3
-    n = 0
-    for o in range(4):
-        n += o != view[V_ME] and view[V_OUT + o] == 0
-    return n
+    return seats_playing(view) - (view[V_OUT + view[V_ME]] == 0)
 
 
 @nb.njit(cache=True, _nrt=False)
@@ -443,12 +446,8 @@ def _pass_pays(tab, view):
     mask, waits_live = wait_values(tab, view, NO_TILE, SCR_VALUE, SCR_WAITS)
     if mask == 0 or waits_live == 0:
         return False
-    unseen = 0
-    for u in range(N_KINDS):
-        unseen += 4 - view[V_VISIBLE + u]
-    playing = 0
-    for o in range(4):
-        playing += view[V_OUT + o] == 0
+    unseen = _unseen(view)
+    playing = seats_playing(view)
     sd_value = 0.0
     for u in range(N_KINDS):
         if (mask >> u) & 1:

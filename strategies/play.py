@@ -161,15 +161,21 @@ def danger(view, t, deadly, ready):
 
 
 @nb.njit(cache=True, inline="always")
+def seats_playing(view):
+    """Seats still in the hand (a blood-battle winner has left it)."""
+    n = 0
+    for o in range(4):
+        n += view[V_OUT + o] == 0
+    return n
+
+
+@nb.njit(cache=True, inline="always")
 def _hopeless(view, best_sh):
     """Two or more from ready with fewer draws left than that (wall tiles shared by the seats
     still playing): the hand cannot get ready, so the seat only plays safe."""
     if best_sh < 2:
         return False
-    playing = 0
-    for o in range(4):
-        if not view[V_OUT + o]:
-            playing += 1
+    playing = seats_playing(view)
     return best_sh > (view[V_WALL_LEFT] + playing - 1) // playing
 
 
