@@ -41,9 +41,12 @@ from .records import (
     H_N_EVENTS, H_N_PAYMENTS, H_N_WINS, H_NEXT_DEALER, H_TILES_LEFT, H_TURNS, H_WINNERS, INV_PAYMENTS, INV_READY_HINT,
     INV_TILES, INV_VOID_DISCARD, INV_VOID_WIN, INV_ZERO_SUM, KONG_ADDED, KONG_CONCEALED, KONG_EXPOSED, LOG_WIDTH,
     LW_EVENT, LW_FIELDS, LW_HAND, LW_MELD_KINDS, LW_MELD_TILES, LW_PASSED, LW_PATS, LW_WIN_BASE, LW_WIN_FAN, LW_WIN_N_MELDS,
-    LW_WIN_TILES_LEFT, N_PAY_FIELDS, N_QUESTIONS, N_REASONS, N_WIN_FIELDS, P_AMOUNT, P_PAYEE, P_PAYER, P_REASON,
+    LW_WIN_TILES_LEFT, N_PAY_FIELDS, N_QUESTIONS, N_REASONS, N_SITUATIONS, N_WIN_FIELDS, P_AMOUNT, P_PAYEE, P_PAYER,
+    P_REASON,
     REASON_KONG, REASON_LIABILITY, REASON_NOT_READY, REASON_PIG, REASON_REFUND, REASON_WIN, S_ASKED, S_BASE,
-    S_FAN, S_KONGS, S_NET, S_NET_REASON, S_PIG, S_READY, S_SCORE_BEFORE, S_VOID, S_WIN_KIND, S_WIN_ORDER, S_WINS,
+    S_FAN, S_KONGS, S_NET, S_NET_REASON, S_PIG, S_READY, S_SCORE_BEFORE, S_SITUATION, S_VOID, S_WIN_KIND, S_WIN_ORDER,
+    S_WINS, SIT_CLAIM_PUNG, SIT_CLAIM_PUNG_KONG, SIT_CLAIM_WIN, SIT_CLAIM_WIN_PUNG, SIT_CLAIM_WIN_PUNG_KONG,
+    SIT_EXCHANGE, SIT_LOCKED_TURN, SIT_ROB, SIT_TURN_DISCARD, SIT_TURN_KONG, SIT_TURN_WIN, SIT_VOID,
     W_BASE, W_FAN, W_FROM, W_KIND, W_ORDER, W_PAID, W_PATTERNS, W_SEAT, W_TILE, W_TURN, WIN_DISCARD,
     WIN_KONG_REPLACEMENT, WIN_ROBBING_KONG, WIN_SELF_DRAW,
 )
@@ -143,7 +146,8 @@ O_NEXT_DEALER = O_EXDIR + 1
 O_DEALER = O_NEXT_DEALER + 1
 O_END_REASON = O_DEALER + 1
 O_ASKED = O_END_REASON + 1      # [seat*N_QUESTIONS + q] questions put to the seat's strategies (scripts excluded)
-O_STATE_END = O_ASKED + 4 * N_QUESTIONS
+O_SITUATIONS = O_ASKED + 4 * N_QUESTIONS  # [seat*N_SITUATIONS + k] check mode: questions in situation k
+O_STATE_END = O_SITUATIONS + 4 * N_SITUATIONS
 
 # -- the four views, then the variable regions ------------------------------------------------
 O_VIEWS = O_STATE_END          # seat s's view is S[O_VIEWS + s*VIEW_LEN : ...+VIEW_LEN]
@@ -616,11 +620,34 @@ def _ask(S, seat, q):
 
 
 @nb.njit(cache=True, _nrt=False)
+def _situation(view, q):
+    """The situation (records.SITUATIONS) a question puts to a strategy, from what its view offers."""
+    if q == Q_EXCHANGE:
+        return SIT_EXCHANGE
+    if q == Q_VOID:
+        return SIT_VOID
+    if q == Q_ROB:
+        return SIT_ROB
+    if q == Q_TURN:
+        if view[vw.V_LOCKED]:
+            return SIT_LOCKED_TURN
+        if view[vw.V_CAN_WIN]:
+            return SIT_TURN_WIN
+        return SIT_TURN_KONG if view[vw.V_KONG_MASK] else SIT_TURN_DISCARD
+    if view[vw.V_CAN_WIN]:
+        if view[vw.V_CAN_KONG]:
+            return SIT_CLAIM_WIN_PUNG_KONG
+        return SIT_CLAIM_WIN_PUNG if view[vw.V_CAN_PUNG] else SIT_CLAIM_WIN
+    return SIT_CLAIM_PUNG_KONG if view[vw.V_CAN_KONG] else SIT_CLAIM_PUNG
+
+
+@nb.njit(cache=True, _nrt=False)
 def _ask_checked(S, seat, q, f):
     """Check mode: the strategy may write only its scratch slots and its random stream's counter
     (view.py: V_SCRATCH, V_RNG_COUNT); any other slot it changed is reported as ERR_VIEW_WRITE
     with the first such slot."""
     view = view_of(S, _v(seat), VIEW_LEN)
+    S[O_SITUATIONS + seat * N_SITUATIONS + _situation(view, q)] += 1
     before = view_of(S, O_VIEW_COPY, VIEW_LEN)
     for i in range(VIEW_LEN):
         before[i] = view[i]
@@ -1351,6 +1378,8 @@ def _write_rows(S, row, hand_out, seat_out, win_out, pay_out):
         seat_out[row, s, S_SCORE_BEFORE] = S[O_SCORE0 + s]
         for q in range(N_QUESTIONS):
             seat_out[row, s, S_ASKED + q] = S[O_ASKED + s * N_QUESTIONS + q]
+        for k in range(N_SITUATIONS):
+            seat_out[row, s, S_SITUATION + k] = S[O_SITUATIONS + s * N_SITUATIONS + k]
 
 
 @nb.njit(cache=True, _nrt=False)

@@ -49,7 +49,18 @@ S_NET_REASON = 10   # [S_NET_REASON + reason]: the seat's net from payments of t
 S_SCORE_BEFORE = S_NET_REASON + N_REASONS
 S_ASKED = S_SCORE_BEFORE + 1   # [S_ASKED + q]: questions of kind q put to the seat's strategies
 N_QUESTIONS = 5                # view.QUESTION_NAMES
-N_SEAT_FIELDS = S_ASKED + N_QUESTIONS
+S_SITUATION = S_ASKED + N_QUESTIONS  # [S_SITUATION + k]: check mode only, questions in situation k
+N_SEAT_FIELDS = S_SITUATION + 12     # len(SITUATIONS)
+
+# The situations a strategy answers, finer than the question kinds: what ``sichuan strategies
+# --check`` must put to a strategy (``simcore.conformance``). A turn is classed by its first
+# option of: locked (a blood-flow winner with a choice), a win, a kong, else a discard; a claim
+# by the options it offers (a kong is offered only with a pung).
+SITUATIONS = ("exchange", "void", "turn_discard", "turn_kong", "turn_win", "locked_turn",
+              "claim_pung", "claim_pung_kong", "claim_win", "claim_win_pung", "claim_win_pung_kong", "rob")
+N_SITUATIONS = len(SITUATIONS)
+(SIT_EXCHANGE, SIT_VOID, SIT_TURN_DISCARD, SIT_TURN_KONG, SIT_TURN_WIN, SIT_LOCKED_TURN, SIT_CLAIM_PUNG,
+ SIT_CLAIM_PUNG_KONG, SIT_CLAIM_WIN, SIT_CLAIM_WIN_PUNG, SIT_CLAIM_WIN_PUNG_KONG, SIT_ROB) = (I64(i) for i in range(N_SITUATIONS))
 
 # -- a win's row ------------------------------------------------------------------------------
 (W_SEAT, W_ORDER, W_TURN, W_KIND, W_TILE, W_FROM, W_FAN, W_BASE, W_PAID) = range(9)

@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import textwrap
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 
 from simcore.cli import main
 from simcore.tables import load_tables
-from simcore.conformance import check_spec
+from simcore import conformance, records as rec
+from simcore.conformance import MIN_EACH, check_spec
+from simcore.situations import builder, play_steered, steered
 from strategies.registry import EXCHANGE, PLAY, VOID
 
 BUILTIN_SPECS = ([f"{p}" for p in PLAY]
@@ -24,8 +27,88 @@ def test_every_builtin_conforms(spec):
     assert report.ok, report.summary()
     assert report.situations >= 10_000
     assert all(report.by_preset[p] > 0 for p in report.by_preset), "every preset is played"
-    for kind in ("exchange", "void", "turn", "claim"):
+    for kind in ("exchange", "void", "turn", "claim", "rob"):
         assert report.by_question[kind] > 0, f"{kind} questions are asked"
+    short = {k: v for k, v in report.by_situation.items() if v < MIN_EACH}
+    assert not short, f"every situation is put to the strategy {MIN_EACH} times: {short}"
+
+
+# A strategy that plays as ``efficient`` but answers illegally in one situation, chosen by its
+# parameter; it tells the situations apart by its own reading of the view (not the engine's).
+PICKY = textwrap.dedent('''
+    import numba as nb
+    from strategies.api import (
+        Param, Q_CLAIM, Q_EXCHANGE, Q_ROB, Q_TURN, Q_VOID, STRATEGY_SIG, V_CAN_KONG, V_CAN_PUNG, V_CAN_WIN,
+        V_KONG_MASK, V_LOCKED, param_int, parameters,
+    )
+    from strategies.play import efficient
+
+    @nb.njit(cache=True)
+    def where(q, view):
+        """The index in NAMES of the situation asked."""
+        if q == Q_EXCHANGE:
+            return 0
+        if q == Q_VOID:
+            return 1
+        if q == Q_ROB:
+            return 11
+        if q == Q_TURN:
+            if view[V_LOCKED]:
+                return 5
+            return 4 if view[V_CAN_WIN] else (3 if view[V_KONG_MASK] else 2)
+        if view[V_CAN_WIN]:
+            return 10 if view[V_CAN_KONG] else (9 if view[V_CAN_PUNG] else 8)
+        return 7 if view[V_CAN_KONG] else 6
+
+    NAMES = ("exchange", "void", "turn_discard", "turn_kong", "turn_win", "locked_turn", "claim_pung",
+             "claim_pung_kong", "claim_win", "claim_win_pung", "claim_win_pung_kong", "rob")
+
+    @parameters(Param.choice("bad", "exchange", NAMES, "the situation answered illegally"))
+    @nb.njit(STRATEGY_SIG, cache=True)
+    def picky(q, view, tab):
+        if where(q, view) == param_int(view, 0):
+            return 99
+        return efficient(q, view, tab)
+''')
+
+
+@pytest.fixture(scope="module")
+def picky(tmp_path_factory):
+    path = tmp_path_factory.mktemp("picky") / "picky.py"
+    path.write_text(PICKY)
+    return path
+
+
+@pytest.mark.parametrize("situation", rec.SITUATIONS)
+def test_an_illegal_answer_in_any_one_situation_fails_the_check(picky, situation):
+    kinds = {"exchange": "exchange", "void": "void", "rob": "rob"}
+    part = "play" if situation not in ("exchange", "void") else situation
+    spec = f"{picky}:picky[bad={situation}]" if part == "play" else f"efficient+{part}={picky}:picky[bad={situation}]"
+    report = check_spec(spec, situations=2_000)
+    assert not report.ok, f"an illegal answer in {situation} passed the check: {report.summary()}"
+    question = kinds.get(situation, "turn" if situation.endswith("turn") or situation.startswith("turn") else "claim")
+    assert "99" in report.first_failure() and question in report.first_failure(), report.first_failure()
+
+
+@pytest.mark.parametrize("situation", [s for s in rec.SITUATIONS if builder(s) is not None])
+def test_each_steered_hand_puts_its_situation_to_the_checked_seat(situation):
+    from strategies.registry import parse_seats, seat_functions
+
+    rng = np.random.default_rng(7)
+    players = seat_functions(parse_seats("efficient"))
+    for g in range(20):
+        sc = steered(situation, rng)
+        assert sc is not None
+        me, hand, seats = play_steered(sc, players, 0, g)
+        assert hand[rec.H_ERROR] == rec.ERR_NONE
+        assert seats[me, rec.S_SITUATION + rec.SITUATIONS.index(situation)] >= 1, (situation, sc)
+
+
+def test_a_situation_that_cannot_be_reached_fails_the_check_by_name(monkeypatch):
+    monkeypatch.setattr(conformance, "steered", lambda situation, rng: None)
+    report = check_spec("efficient", situations=500)
+    assert not report.ok
+    assert "rob (0)" in report.first_failure() and "fewer than 200 times" in report.first_failure()
 
 
 MISBEHAVING = textwrap.dedent('''
