@@ -1,4 +1,5 @@
-"""Per-cell statistics of a ``cells`` experiment: flower pigs, spread of net, matches, payments.
+"""Per-cell statistics of a ``cells`` experiment: flower pigs, spread of net, matches, payments,
+fan patterns, how hands end.
 
 Sections (a spec's ``show`` picks which are computed and printed):
 
@@ -17,6 +18,15 @@ Sections (a spec's ``show`` picks which are computed and printed):
   sample size (clustered on the match: the four totals of a match sum to zero).
 - ``reasons``: the share of all points paid for each payment reason (ratio of sums over hands,
   95% delta-method interval clustered on the hand) and the points per hand moved by each.
+- ``patterns``: of all wins (every win, several per hand in blood flow), the share in which each
+  fan pattern scores (its fan > 0), with a Wilson 95% interval over the effective sample size
+  (clustered on the hand: the wins of a hand share its wall); the mean base of the wins with
+  that pattern, and of all wins (a ratio of sums over hands, 95% delta-method interval
+  clustered on the hand, as for ``reasons``); wins per hand.
+- ``ends``: the share of hands that end with the wall exhausted (Wilson 95%; hands are
+  independent); the points moved per hand, net: half the sum of |net| over the four seats
+  (what the hand's losers pay its winners on balance; ``reasons`` counts every payment, gross),
+  mean with a normal 95% interval over hands, and its SD.
 """
 
 from __future__ import annotations
@@ -32,6 +42,7 @@ import pyarrow.compute as pc
 
 from simcore import records
 from simcore.analysis import Z95, Moments, codes, wilson
+from simcore.evaluate import PATTERNS
 
 from .execute import ExperimentError, check_complete, read_manifest, run_dirs
 
@@ -46,6 +57,11 @@ DEFINITIONS = {
     "matches": "a seat's total over a match (or a block of independent hands); SD clustered on the match; "
                "P(total <= -threshold), Wilson 95% (effective n = n / design effect of the match, >= 1)",
     "reasons": "share of all points paid, by payment reason; 95% delta-method interval clustered on the hand",
+    "patterns": "share of all wins in which each fan pattern scores (fan > 0), Wilson 95% (effective n = wins / "
+                "design effect of the hand, >= 1); mean base of those wins and of all wins, a ratio of sums over "
+                "hands with a 95% delta-method interval clustered on the hand",
+    "ends": "share of hands ending with the wall exhausted, Wilson 95%; points moved per hand, net = half the sum "
+            "of |net| over the four seats, mean with a normal 95% interval over hands",
 }
 
 
@@ -105,6 +121,42 @@ def wilson_clustered(hit: np.ndarray, groups: np.ndarray) -> dict:
     c = Clustered()
     c.add(np.bincount(groups, weights=hit.astype(np.int64)).astype(np.int64), np.bincount(groups))
     return c.wilson()
+
+
+@dataclass
+class Ratio:
+    """A ratio of sums over clusters, sum(x) / sum(y) (e.g. the mean base of wins: x a hand's
+    bases, y its wins), streamed as exact integer sums over clusters: their count ``n`` (every
+    cluster, those with y = 0 included) and the sums of x, y, x^2, x*y and y^2."""
+
+    n: int = 0
+    x: int = 0
+    y: int = 0
+    xx: int = 0
+    xy: int = 0
+    yy: int = 0
+
+    def add(self, x: np.ndarray, y: np.ndarray) -> None:
+        x, y = x.astype(np.int64), y.astype(np.int64)
+        self.n += int(len(x))
+        self.x += int(x.sum())
+        self.y += int(y.sum())
+        self.xx += int((x * x).sum())
+        self.xy += int((x * y).sum())
+        self.yy += int((y * y).sum())
+
+    def ci(self) -> tuple:
+        """(ratio, low, high) with the 95% delta-method interval clustered on the cluster: the
+        residual of cluster h is x_h - ratio * y_h, whose sum is 0, so its variance is the sum of
+        its squares over n - 1."""
+        if self.y <= 0:
+            return (None, None, None)
+        r = self.x / self.y
+        if self.n < 2:
+            return (_f(r), None, None)
+        resid2 = float(self.xx) - 2 * r * float(self.xy) + r * r * float(self.yy)
+        se = math.sqrt(max(0.0, resid2) / (self.n - 1) / self.n) / (self.y / self.n)
+        return (_f(r), _f(r - Z95 * se), _f(r + Z95 * se))
 
 
 @dataclass
@@ -186,6 +238,11 @@ class _Cell:
     xy: np.ndarray = field(default_factory=lambda: np.zeros(len(REASONS), np.int64))
     y: int = 0
     yy: int = 0
+    wins: int = 0
+    win_base: Ratio = field(default_factory=Ratio)
+    pattern_wins: list = field(default_factory=lambda: [Clustered() for _ in PATTERNS])
+    pattern_base: list = field(default_factory=lambda: [Ratio() for _ in PATTERNS])
+    moved: list = field(default_factory=lambda: [0, 0, 0])     # hands, sum and sum of squares of net moved
 
 
 def _seat_rows(seats) -> tuple[np.ndarray, np.ndarray]:
@@ -270,6 +327,33 @@ def _pass1(cell: _Cell, blocks: _Blocks, threshold: int, seats, hands, payments)
         cell.xy[i] += int((x * y).sum())
 
 
+def _pass_patterns(cell: _Cell, hands, wins) -> None:
+    """A chunk's wins by hand: per pattern the wins it scores in and their bases."""
+    hand_ids = np.sort(hands.column("hand").to_numpy().astype(np.int64))
+    n = len(hand_ids)
+    pos = np.searchsorted(hand_ids, wins.column("hand").to_numpy().astype(np.int64))
+    base = wins.column("base").to_numpy().astype(np.int64)
+    sizes = np.bincount(pos, minlength=n).astype(np.int64)
+    cell.wins += int(len(pos))
+    cell.win_base.add(np.bincount(pos, weights=base, minlength=n).astype(np.int64), sizes)
+    for i, p in enumerate(PATTERNS):
+        has = pc.fill_null(wins.column(p), 0).to_numpy() > 0
+        hits = np.bincount(pos[has], minlength=n).astype(np.int64)
+        cell.pattern_wins[i].add(hits, sizes)
+        cell.pattern_base[i].add(np.bincount(pos[has], weights=base[has], minlength=n).astype(np.int64), hits)
+
+
+def _pass_ends(cell: _Cell, seats) -> None:
+    """A chunk's points moved per hand, net: half the sum of |net| over the hand's seats."""
+    hi, _ = _seat_rows(seats)
+    net = np.abs(seats.column("net").to_numpy().astype(np.int64))
+    moved = np.bincount(hi, weights=net).astype(np.int64)
+    moved = moved[np.bincount(hi) > 0] // 2      # the four nets sum to zero: sum |net| is even
+    cell.moved[0] += int(len(moved))
+    cell.moved[1] += int(moved.sum())
+    cell.moved[2] += int((moved * moved).sum())
+
+
 def _pass2(cell: _Cell, blocks: _Blocks, seats) -> None:
     hi, _ = _seat_rows(seats)
     cell.net.add_clusters(seats.column("net").to_numpy(), hi)
@@ -352,6 +436,32 @@ def reason_stats(cell: _Cell) -> dict:
     return out
 
 
+def pattern_stats(cell: _Cell) -> dict:
+    n = cell.hands
+    base, lo, hi = cell.win_base.ci()
+    out = {"hands": n, "wins": cell.wins, "wins_per_hand": _f(cell.wins / n) if n else None,
+           "base": base, "base_low": lo, "base_high": hi, "patterns": {}}
+    for i, p in enumerate(PATTERNS):
+        w = cell.pattern_wins[i].wilson()
+        b, blo, bhi = cell.pattern_base[i].ci()
+        out["patterns"][p] = {"wins": w["k"], "share": w["rate"], "share_low": w["low"], "share_high": w["high"],
+                              "deff": w["deff"], "base": b, "base_low": blo, "base_high": bhi}
+    return out
+
+
+def end_stats(cell: _Cell) -> dict:
+    n, k = cell.hands, cell.exhausted
+    rate, lo, hi = _wilson(k, n) if n else (None, None, None)
+    m, s, ss = cell.moved
+    mean = s / m if m else None
+    var = (ss - s * s / m) / (m - 1) if m > 1 else None
+    half = Z95 * math.sqrt(max(0.0, var) / m) if var is not None else None
+    return {"hands": n, "wall_exhausted": k, "rate": rate, "rate_low": lo, "rate_high": hi,
+            "net_moved": _f(mean), "net_moved_low": _f(mean - half) if half is not None else None,
+            "net_moved_high": _f(mean + half) if half is not None else None,
+            "net_moved_sd": _f(math.sqrt(max(0.0, var))) if var is not None else None}
+
+
 def cell_stats(run_dir: Path, sections, threshold: int, expect_hands: int) -> dict:
     """A cell's statistics, streamed over its run chunk by chunk (twice when an SD is asked for)."""
     from simcore.scan import scan
@@ -361,10 +471,16 @@ def cell_stats(run_dir: Path, sections, threshold: int, expect_hands: int) -> di
     cell, blocks = _Cell(), _Blocks(hpm)
     cols = {"seats": ["hand", "match", "seat", "net", "flower_pig", "net_flower_pig"],
             "hands": ["hand", "end_reason"], "payments": ["hand", "amount", "reason"]}
+    if "patterns" in sections:
+        cols["wins"] = ["hand", "base", *PATTERNS]
     # chunks are yielded in order: the blocks' carry needs them so
-    for seats, hands, payments in scan(run_dir, cols, lambda c, t: (t["seats"], t["hands"], t["payments"]),
-                                       manifest=manifest):
+    for seats, hands, payments, wins in scan(run_dir, cols, lambda c, t: (t["seats"], t["hands"], t["payments"],
+                                                                         t.get("wins")), manifest=manifest):
         _pass1(cell, blocks, threshold, seats, hands, payments)
+        if wins is not None:
+            _pass_patterns(cell, hands, wins)
+        if "ends" in sections:
+            _pass_ends(cell, seats)
     if {"spread", "matches"} & set(sections):
         blocks = _Blocks(hpm)
         for seats in scan(run_dir, {"seats": ["hand", "match", "seat", "net"]}, lambda c, t: t["seats"],
@@ -379,6 +495,10 @@ def cell_stats(run_dir: Path, sections, threshold: int, expect_hands: int) -> di
         d["matches"] = match_stats(cell, hpm, threshold)
     if "reasons" in sections:
         d["reasons"] = reason_stats(cell)
+    if "patterns" in sections:
+        d["patterns"] = pattern_stats(cell)
+    if "ends" in sections:
+        d["ends"] = end_stats(cell)
     return d
 
 

@@ -207,7 +207,7 @@ def compare(a, b, rules_spec, sets, hands, seed, out, workers, width, as_json, q
               show_default=True, metavar="SPEC[,SPEC...]",
               help="The fields: seat specs (all three opponents that spec) or 'mixed' (random, greedy, efficient "
               "after the play in turn order).")
-@click.option("--presets", default="battle,flow,kawu,chengdu", show_default=True, metavar="PRESET[,PRESET...]",
+@click.option("--presets", default="battle,flow,kawu,chengdu,tfmj", show_default=True, metavar="PRESET[,PRESET...]",
               help="Rule presets, each a ladder of its own.")
 @click.option("--walls", type=int, default=20_000, show_default=True,
               help="Walls a cell: hands 0..walls-1 of every table (the same walls for every play and field).")

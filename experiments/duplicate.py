@@ -13,7 +13,9 @@ the same wall by the same dealer (wall g depends only on (seed, g)).
   ``var_X`` is the variance of X's single-seat net per hand, pooled over its rotations.
 - Variance removed by pairing: ``1 - var(d) / var_unpaired``.
 - Walls needed for a 95% interval of full width W: ``ceil((2 * 1.96 * sd(d) / W) ** 2)``;
-  hands needed: ``walls * 4 * arms`` (every arm plays every wall in four rotations).
+  hands needed: ``walls * tables``, where tables is the experiment's runs, each playing every
+  wall once: 4 rotations per arm, identical runs shared (an arm equal to the field plays one
+  table, the field's own), so it counts hands as the hands played do.
 """
 
 from __future__ import annotations
@@ -35,7 +37,9 @@ DEFINITIONS = [
     "the reference is the baseline unless --vs names another arm",
     "var removed = 1 - var(diff per wall) / var_unpaired, var_unpaired = (var_arm_seat + var_ref_seat) / 4: "
     "unpaired play with the same hands averages 4 independent seat-hands per arm per wall",
-    "walls needed for a 95% interval of full width W = ceil((2 * 1.96 * sd(diff) / W)^2); hands = walls * 4 * arms",
+    "walls needed for a 95% interval of full width W = ceil((2 * 1.96 * sd(diff) / W)^2); hands = walls x tables "
+    "(4 rotations per arm, identical tables played once: an arm equal to the field plays the field's own table)",
+    "hands played = walls x tables, as in the first line: every row's comparison is on the same walls",
 ]
 
 def _arm_runs(exp_dir, manifest: dict) -> dict[str, list[Path]]:
@@ -176,6 +180,8 @@ def comparison(exp_dir, width: float | None = None, manifest: dict | None = None
     m = paired_moments(exp_dir, manifest)
     n_arms = len(m["score"])
     walls = m["score"][base].n
+    tables = len(manifest["runs"])  # every run plays every wall once, identical runs shared
+    played = sum(int(c["n"]) for c in manifest["runs"].values())
     var_seat = {arm: mo.var if walls > 1 else math.nan for arm, mo in m["seat"].items()}
     rows = []
     for a in spec["arms"]:
@@ -202,14 +208,14 @@ def comparison(exp_dir, width: float | None = None, manifest: dict | None = None
             "diff": _f(mean_d), "diff_low": _f(mean_d - half), "diff_high": _f(mean_d + half),
             "sd_diff": _f(sd_d), "var_unpaired": _f(var_unp), "unpaired_half_width": _f(half_unp),
             "variance_removed": _f(removed),
-            "walls_needed": walls_needed, "hands_needed": None if walls_needed is None else walls_needed * 4 * n_arms,
+            "walls_needed": walls_needed, "hands_needed": None if walls_needed is None else walls_needed * tables,
             "walls_needed_unpaired": walls_unp,
-            "hands_needed_unpaired": None if walls_unp is None else walls_unp * 4 * n_arms,
+            "hands_needed_unpaired": None if walls_unp is None else walls_unp * tables,
         })
     return {
         "kind": "duplicate", "name": spec["name"], "description": spec.get("description", ""),
-        "seed": manifest["seed"], "walls": walls, "hands_per_arm": walls * 4, "arms": n_arms,
-        "hands_played": sum(int(c["n"]) for c in manifest["runs"].values()),
+        "seed": manifest["seed"], "walls": walls, "hands_per_arm": walls * 4, "arms": n_arms, "tables": tables,
+        "hands_played": played,
         "field": spec["field"], "baseline": spec["baseline"], "reference": base, "width": width,
         "sweeps": sweeps(spec), "rows": rows, "definitions": DEFINITIONS,
     }

@@ -159,16 +159,31 @@ def _unit(spec: Spec) -> str:
     return "walls" if spec.kind == "duplicate" else "hands per cell"
 
 
+def _check_seats(runs: list[PlannedRun]) -> None:
+    """Load every run's strategies before anything plays, so a strategy file that cannot be used
+    stops the experiment with one line at once, not after the runs before it."""
+    from strategies.registry import StrategyError, parse_seats, seat_functions
+
+    for seats in dict.fromkeys(p.config.seats for p in runs):
+        try:
+            seat_functions(parse_seats(",".join(seats)))
+        except StrategyError as exc:
+            label = next(p.label for p in runs if p.config.seats == seats)
+            raise ExperimentError(f"{label}: {exc}") from None
+
+
 def run_experiment(spec: Spec, out, hands: int | None = None, seed: int | None = None, workers: int | None = None,
                    log: Callable[[str], None] | None = None) -> dict:
     """Play every missing run of the experiment into ``out``; returns the manifest."""
     from simcore.runner import RunError, cpu_count, run
+    from strategies.registry import StrategyError
 
     hands = spec.hands if hands is None else int(hands)
     seed = spec.seed if seed is None else int(seed)
     if hands <= 0:
         raise ExperimentError(f"--hands must be positive, got {hands}")
     exp_dir = Path(out)
+    _check_seats(plan(spec, hands, seed)[0])
     pool = None
     with files.ManagedDir(exp_dir, "experiment directory", MANIFEST, ".experiment.lock", ExperimentError) as d:
         try:
@@ -198,7 +213,7 @@ def run_experiment(spec: Spec, out, hands: int | None = None, seed: int | None =
                                                   mp_context=multiprocessing.get_context("spawn"))
                 try:
                     m = run(exp_dir / p.reldir, p.config, workers=workers, executor=pool if multi else None)
-                except RunError as exc:
+                except (RunError, StrategyError) as exc:
                     raise ExperimentError(f"{p.label}: {exc}") from None
                 if log:
                     secs = time.perf_counter() - t1

@@ -56,7 +56,7 @@ from simcore.view import Q_TURN, STRATEGY_TYPE
 
 DEFAULT_PLAYS = ("greedy", "efficient", "flush", "defensive", "expert")
 DEFAULT_FIELDS = ("greedy", "efficient", "flush", "defensive", "expert", "mixed")
-DEFAULT_PRESETS = ("battle", "flow", "kawu", "chengdu")
+DEFAULT_PRESETS = ("battle", "flow", "kawu", "chengdu", "tfmj")
 DEFAULT_WALLS = 20_000
 DEFAULT_SEED = 1
 DEFAULT_FOCUS = "expert"

@@ -7,6 +7,7 @@ back from ``--json`` output or ``DIR/report.json``), so the text and the JSON ne
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 from .execute import REPORT, ExperimentError, read_manifest, write_json
@@ -72,6 +73,26 @@ def _ci(lo, hi, fmt="{:+.3f}") -> str:
     return "[" + fmt.format(lo) + ", " + fmt.format(hi) + "]"
 
 
+def _rate_ci(x, lo, hi, style: str = "e", least: int = 2) -> str:
+    """A rate and its 95% interval, shown down to the interval width's leading digit, so the
+    bounds print differently (at a fixed precision a rate of 0.102 printed as
+    ``1.02e-01 [1.0e-01, 1.0e-01]``). ``style`` is "e" (``least`` significant digits), "f"
+    (``least`` decimals) or "%" (``least`` decimals of a percentage)."""
+    if x is None:
+        return "n/a " + _ci(lo, hi)
+    place = None  # the decimal place of the width's leading digit
+    if lo is not None and hi is not None and hi > lo:
+        place = math.floor(math.log10(hi - lo))
+    if style == "e":
+        top = math.floor(math.log10(max(abs(v) for v in (x, lo, hi) if v is not None) or 1.0))
+        fmt = "{:.%de}" % min(12, max(least, top - place + 1 if place is not None else least) - 1)
+    elif style == "%":
+        fmt = "{:.%d%%}" % min(12, max(least, -place - 2 if place is not None else least))
+    else:
+        fmt = "{:.%df}" % min(12, max(least, -place if place is not None else least))
+    return f"{fmt.format(x)} {_ci(lo, hi, fmt)}"
+
+
 def _table(header: list[str], rows: list[list[str]], right: set[int] | None = None) -> list[str]:
     right = right if right is not None else set(range(1, len(header)))
     widths = [max(len(str(r[i])) for r in [header] + rows) for i in range(len(header))]
@@ -107,7 +128,8 @@ def _format_duplicate(rep: dict) -> str:
                      + ", ".join(_value(v) for v in sw["values"]) + f" (arms {', '.join(sw['arms'])})")
     lines.append("")
     header = ["arm", "rules", "net/hand vs field [95% CI]", f"diff vs {ref} [95% CI, paired]",
-              "unpaired +-", "var removed", f"walls for width {rep['width']:g}", "hands"]
+              "unpaired +-", "var removed", f"walls for width {rep['width']:g}", f"hands for width {rep['width']:g}",
+              "hands played"]
     rows = []
     for r in rep["rows"]:
         if r.get("reference", r["baseline"]):
@@ -119,8 +141,8 @@ def _format_duplicate(rep: dict) -> str:
             walls = "n/a" if r["walls_needed"] is None else f"{r['walls_needed']:,}"
             hands = "n/a" if r["hands_needed"] is None else f"{r['hands_needed']:,}"
         rows.append([r["arm"], r["rules"], f"{_num(r['score'])} {_ci(r['score_low'], r['score_high'])}", diff, unp,
-                     rem, walls, hands])
-    lines += _table(header, rows, right={2, 3, 4, 5, 6, 7})
+                     rem, walls, hands, f"{rep['hands_played']:,}"])
+    lines += _table(header, rows, right={2, 3, 4, 5, 6, 7, 8})
     lines.append("")
     lines.append("seat specs: " + "; ".join(f"{r['arm']} = {r['seat']}" for r in rep["rows"]))
     lines.append("'unpaired +-' is the 95% half-width the same hands would give without pairing (independent walls).")
@@ -158,10 +180,10 @@ def _format_cells(rep: dict) -> str:
         for c in cells:
             p = c["pigs"]
             rows.append([_labels(c), f"{c['hands']:,}", f"{p['pigs']:,}",
-                         f"{_num(p['rate'], '{:.2e}')} {_ci(p['rate_low'], p['rate_high'], '{:.1e}')}",
-                         f"{_num(p['rate_checked'], '{:.2e}')} {_ci(p['rate_checked_low'], p['rate_checked_high'], '{:.1e}')}",
+                         _rate_ci(p["rate"], p["rate_low"], p["rate_high"]),
+                         _rate_ci(p["rate_checked"], p["rate_checked_low"], p["rate_checked_high"]),
                          f"{_num(p['pig_net'], '{:+.1f}')} {_ci(p['pig_net_low'], p['pig_net_high'], '{:+.1f}')}",
-                         f"{_num(p['cost_per_seat_hand'], '{:.4f}')} {_ci(p['cost_low'], p['cost_high'], '{:.4f}')}"])
+                         _rate_ci(p["cost_per_seat_hand"], p["cost_low"], p["cost_high"], "f", 4)])
         lines += _table(header, rows)
     if "spread" in show:
         lines += ["", "net per seat-hand (points)"]
@@ -185,7 +207,7 @@ def _format_cells(rep: dict) -> str:
             rows.append([_labels(c) + ("" if m["kind"] == "matches" else " (blocks)"), f"{m['matches']:,}",
                          f"{_num(m['sd'], '{:.2f}')} {_ci(m['sd_low'], m['sd_high'], '{:.2f}')}"]
                         + [_num(m[k], "{:g}") for k in ("q01", "q05", "q50", "q95", "q99")]
-                        + [f"{_num(m['loss_rate'], '{:.4f}')} {_ci(m['loss_low'], m['loss_high'], '{:.4f}')}"])
+                        + [_rate_ci(m["loss_rate"], m["loss_low"], m["loss_high"], "f", 4)])
         lines += _table(header, rows)
     if "reasons" in show:
         lines += ["", "share of all points paid, by reason [95% CI]; points moved per hand"]
@@ -195,13 +217,45 @@ def _format_cells(rep: dict) -> str:
         for c in cells:
             rr = c["reasons"]["reasons"]
             rows.append([_labels(c), _num(c["reasons"]["points_per_hand"], "{:.2f}")]
-                        + [f"{_num(rr[r]['share'], '{:.1%}')} {_ci(rr[r]['share_low'], rr[r]['share_high'], '{:.1%}')}"
-                           for r in reasons])
+                        + [_rate_ci(rr[r]["share"], rr[r]["share_low"], rr[r]["share_high"], "%", 1) for r in reasons])
+        lines += _table(header, rows)
+    if "patterns" in show:
+        lines += _format_patterns(cells)
+    if "ends" in show:
+        lines += ["", "how hands end; points moved per hand, net (half the sum of |net| over the four seats)"]
+        header = ["cell", "hands", "wall exhausted [95% CI]", "net points moved/hand [95% CI]", "SD"]
+        rows = []
+        for c in cells:
+            e = c["ends"]
+            rows.append([_labels(c), f"{c['hands']:,}", _rate_ci(e["rate"], e["rate_low"], e["rate_high"], "%", 1),
+                         _rate_ci(e["net_moved"], e["net_moved_low"], e["net_moved_high"], "f", 2),
+                         _num(e["net_moved_sd"], "{:.2f}")])
         lines += _table(header, rows)
     lines.append("")
     lines += [f"- {k}: {v}" for k, v in rep["definitions"].items()]
     lines.append(f"reproduce: {rep['command']}")
     return "\n".join(lines)
+
+
+def _format_patterns(cells: list[dict]) -> list[str]:
+    """Wins per cell, then one row per (pattern, cell) for the patterns that score in any cell."""
+    lines = ["", "wins (every win, all seats)"]
+    header = ["cell", "wins", "wins/hand", "mean base [95% CI]"]
+    rows = [[_labels(c), f"{c['patterns']['wins']:,}", _num(c["patterns"]["wins_per_hand"], "{:.3f}"),
+             _rate_ci(c["patterns"]["base"], c["patterns"]["base_low"], c["patterns"]["base_high"], "f", 2)]
+            for c in cells]
+    lines += _table(header, rows)
+    lines += ["", "fan patterns: share of wins in which each scores (Wilson 95%) and the mean base of those wins"]
+    names = [p for p in cells[0]["patterns"]["patterns"] if any(c["patterns"]["patterns"][p]["wins"] for c in cells)]
+    header = ["pattern", "cell", "wins", "share of wins [95% CI]", "mean base [95% CI]"]
+    rows = []
+    for p in names:
+        for c in cells:
+            x = c["patterns"]["patterns"][p]
+            rows.append([p, _labels(c), f"{x['wins']:,}", _rate_ci(x["share"], x["share_low"], x["share_high"], "%", 1),
+                         _rate_ci(x["base"], x["base_low"], x["base_high"], "f", 2) if x["wins"] else "-"])
+    lines += _table(header, rows, right={2, 3, 4})
+    return lines
 
 
 def dumps(rep: dict) -> str:

@@ -29,9 +29,9 @@ from typing import Any
 from simcore.messages import one_line as _one_line
 
 SPEC_DIR = Path(__file__).resolve().parent
-SHIPPED = ("exchange", "exchange-efficient", "void", "void-efficient", "flower-pigs", "battle-vs-flow")
+SHIPPED = ("exchange", "exchange-efficient", "void", "void-efficient", "flower-pigs", "battle-vs-flow", "rule-sets")
 KINDS = ("duplicate", "cells")
-SECTIONS = ("pigs", "spread", "matches", "reasons")
+SECTIONS = ("pigs", "spread", "matches", "reasons", "patterns", "ends")
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 DEFAULT_WIDTH = 0.1
 
@@ -166,22 +166,36 @@ def _int(d: dict, key: str, source: str, default: int, minimum: int = 0) -> int:
     return v
 
 
-def _seat(text: str, source: str, key: str) -> str:
+def _anchored(text: str, strategy_dir: Path | None) -> str:
+    """``text`` with relative strategy file paths made absolute against the spec file's folder
+    (as rule files are), so the spec runs from any directory; as given without a spec file."""
+    if strategy_dir is None:
+        return text
+    from strategies.registry import map_user_paths
+
+    def anchor(path: str) -> str:
+        p = Path(path).expanduser()
+        return path if p.is_absolute() else str((strategy_dir / p).resolve())
+
+    return map_user_paths(text, anchor)
+
+
+def _seat(text: str, source: str, key: str, strategy_dir: Path | None = None) -> str:
     from strategies.registry import StrategyError, parse_seat, split_top
 
     try:
         if len(split_top(text, ",", "seat spec")) > 1:   # commas inside parameter brackets do not separate
             raise _err(source, key, f"one seat spec expected (no commas outside brackets), got {text!r}")
-        return parse_seat(text).canonical
+        return parse_seat(_anchored(text, strategy_dir)).canonical
     except StrategyError as exc:
         raise _err(source, key, _one_line(exc)) from None
 
 
-def _seats(text: str, source: str, key: str) -> tuple:
+def _seats(text: str, source: str, key: str, strategy_dir: Path | None = None) -> tuple:
     from strategies.registry import StrategyError, canonical_seats, parse_seats
 
     try:
-        return tuple(canonical_seats(parse_seats(text)))
+        return tuple(canonical_seats(parse_seats(_anchored(text, strategy_dir))))
     except StrategyError as exc:
         raise _err(source, key, _one_line(exc)) from None
 
@@ -249,6 +263,9 @@ def load_spec(name_or_path: str | Path) -> Spec:
 
 
 def parse_spec(data: dict, source: str = "<spec>", base_dir: Path | None = None, default_name: str = "experiment") -> Spec:
+    """``base_dir``: the spec file's folder, which relative rule and strategy files are read from
+    (without one, rule files are read from the current directory and strategy paths kept as given)."""
+    strategy_dir = None if base_dir is None else Path(base_dir)
     base_dir = base_dir or Path.cwd()
     kind = data.get("kind")
     if kind is None:
@@ -266,15 +283,15 @@ def parse_spec(data: dict, source: str = "<spec>", base_dir: Path | None = None,
     if common["hands"] is None:
         raise _err(source, "hands", "missing: the default size (walls for duplicate, hands per cell for cells)")
     if kind == "duplicate":
-        return _parse_duplicate(data, common, source, base_dir)
-    return _parse_cells(data, common, source, base_dir)
+        return _parse_duplicate(data, common, source, base_dir, strategy_dir)
+    return _parse_cells(data, common, source, base_dir, strategy_dir)
 
 
-def _parse_duplicate(data: dict, common: dict, source: str, base_dir: Path) -> Spec:
+def _parse_duplicate(data: dict, common: dict, source: str, base_dir: Path, strategy_dir: Path | None = None) -> Spec:
     _check_keys(data, {"name", "kind", "description", "seed", "hands", "width", "rules", "sets", "field",
                        "arms", "baseline"}, source, "")
     rules = _rules(data.get("rules"), data.get("sets"), base_dir, source, "")
-    field_seat = _seat(_str(data, "field", source, required=True), source, "field")
+    field_seat = _seat(_str(data, "field", source, required=True), source, "field", strategy_dir)
     arms_d = data.get("arms")
     if not isinstance(arms_d, dict) or not arms_d:
         raise _err(source, "arms", 'missing or empty: give a table [arms] of name = "SEAT SPEC" (at least two)')
@@ -286,7 +303,7 @@ def _parse_duplicate(data: dict, common: dict, source: str, base_dir: Path) -> S
             if "{}" in v:
                 raise _err(source, key, f"{{}} marks where a swept value goes: give a table with seat = {v!r} "
                                         "and values = [...]")
-            arms.append(Arm(aname, _seat(v, source, key), rules))
+            arms.append(Arm(aname, _seat(v, source, key, strategy_dir), rules))
         elif isinstance(v, dict):
             _check_keys(v, {"seat", "rules", "sets", "values"}, source, key + ".")
             if "seat" not in v:
@@ -301,11 +318,11 @@ def _parse_duplicate(data: dict, common: dict, source: str, base_dir: Path) -> S
             else:
                 arm_rules = rules
             if "values" in v:
-                arms.extend(_sweep_arms(aname, seat_text, v["values"], arm_rules, source))
+                arms.extend(_sweep_arms(aname, seat_text, v["values"], arm_rules, source, strategy_dir))
             elif "{}" in seat_text:
                 raise _err(source, key + ".seat", "{} marks where a swept value goes: give values = [...]")
             else:
-                arms.append(Arm(aname, _seat(seat_text, source, key + ".seat"), arm_rules))
+                arms.append(Arm(aname, _seat(seat_text, source, key + ".seat", strategy_dir), arm_rules))
         else:
             raise _err(source, key, f'expected "SEAT SPEC" or a table with seat = ..., got {v!r}')
     names = [a.name for a in arms]
@@ -328,7 +345,8 @@ def value_text(value) -> str:
     return str(value).strip() if isinstance(value, str) else str(value)
 
 
-def _sweep_arms(name: str, template: str, values, rules: Rules, source: str) -> list[Arm]:
+def _sweep_arms(name: str, template: str, values, rules: Rules, source: str,
+                strategy_dir: Path | None = None) -> list[Arm]:
     """The arms of a sweep ``[arms.NAME]`` with ``seat = "...{}..."`` and ``values = [...]``: one
     arm per value, named ``NAME-VALUE`` (characters other than letters, digits, ``-``, ``_`` and
     ``.`` in the value become ``_``), its seat the template with every ``{}`` replaced by the
@@ -347,7 +365,8 @@ def _sweep_arms(name: str, template: str, values, rules: Rules, source: str) -> 
             raise _err(source, key, f"value {v!r}: not a finite number")
         text = value_text(v)
         arm_name = f"{name}-{_name_part(text)}"
-        seat = _seat(template.replace("{}", text), source, f"{key}: value {text if not isinstance(v, str) else repr(text)}")
+        seat = _seat(template.replace("{}", text), source, f"{key}: value {text if not isinstance(v, str) else repr(text)}",
+                     strategy_dir)
         arms.append(Arm(arm_name, seat, rules, {"name": name, "seat": template, "value": v}))
     names = [a.name for a in arms]
     dup = sorted({n for n in names if names.count(n) > 1})
@@ -367,7 +386,7 @@ def _missing(source: str, key: str):
 GRID_KEYS = ("seats", "play", "exchange", "void", "rules", "mode")
 
 
-def _parse_cells(data: dict, common: dict, source: str, base_dir: Path) -> Spec:
+def _parse_cells(data: dict, common: dict, source: str, base_dir: Path, strategy_dir: Path | None = None) -> Spec:
     _check_keys(data, {"name", "kind", "description", "seed", "hands", "width", "grid", "cells", "sizes", "show",
                        "loss_threshold", "sets"}, source, "")
     show = data.get("show", list(SECTIONS))
@@ -408,7 +427,7 @@ def _parse_cells(data: dict, common: dict, source: str, base_dir: Path) -> Spec:
                         seat_text += f"+{part}={values[part]}"
             name = "-".join(_slug(values[k]) for k in varying) or common["name"]
             cells.append(_make_cell(name, labels, seat_text, values.get("rules"), data.get("sets"),
-                                    values.get("mode", "hands"), source, "grid.", base_dir))
+                                    values.get("mode", "hands"), source, "grid.", base_dir, strategy_dir))
     else:
         lst = data["cells"]
         if not isinstance(lst, list) or not lst or not all(isinstance(c, dict) for c in lst):
@@ -419,7 +438,7 @@ def _parse_cells(data: dict, common: dict, source: str, base_dir: Path) -> Spec:
             seat_text = _str(c, "seats", source, default="efficient")
             name = _str(c, "name", source, default=None) or f"cell{i}"
             cell = _make_cell(name, {}, seat_text, c.get("rules"), c.get("sets", data.get("sets")),
-                              c.get("mode", "hands"), source, key, base_dir)
+                              c.get("mode", "hands"), source, key, base_dir, strategy_dir)
             if "hands" in c:
                 cell = _with_weight(cell, _int(c, "hands", source + ": " + key.rstrip("."), 1, minimum=1) / common["hands"])
             cells.append(cell)
@@ -435,9 +454,9 @@ def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.]+", "_", text).strip("_") or "x"
 
 
-def _make_cell(name, labels, seat_text, rules, sets, mode, source, key, base_dir) -> Cell:
+def _make_cell(name, labels, seat_text, rules, sets, mode, source, key, base_dir, strategy_dir=None) -> Cell:
     _name(name, source, key + "name")
-    seats = _seats(seat_text, source, key + "seats")
+    seats = _seats(seat_text, source, key + "seats", strategy_dir)
     r = _rules(rules, sets, base_dir, source, key)
     if mode not in ("hands", "matches"):
         raise _err(source, key + "mode", f'expected "hands" or "matches", got {mode!r}')

@@ -14,7 +14,7 @@
 # %% [markdown]
 # # Overview: what the shipped experiments say
 #
-# Six experiments (`sichuan experiment list`); the exchange and void questions are asked of an
+# Seven experiments (`sichuan experiment list`); the exchange and void questions are asked of an
 # `expert` and of an `efficient` field:
 #
 # | experiment | notebook | question |
@@ -25,6 +25,7 @@
 # | `void-efficient` | (as `void.py`) | the same against an `efficient` field |
 # | `flower-pigs` | `flower_pigs.py` | how often a seat ends as a flower pig, by void policy x play x preset, and the cost |
 # | `battle-vs-flow` | `battle_vs_flow.py` | spread and tails per hand and per 8-hand match, and where the points go |
+# | `rule-sets` | `rule_sets.py` | what each of the five presets rewards: points moved, payment reasons, fan patterns, exhausted walls |
 #
 # Duplicate comparisons are paired on the wall: each arm plays every wall at every seat against
 # the same field, and the difference from the baseline is taken wall by wall. This notebook reads

@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
+import pyarrow.parquet as pq
 
 from . import io as rio
 from . import tally
@@ -104,13 +105,30 @@ def load(run_dir, tables=None, columns: dict | None = None, filter=None) -> Run:
             table = pa.concat_tables([read_shard(p, cols, manifest) for p in paths], promote_options="permissive")
         else:
             try:
-                table = ds.dataset([str(p) for p in paths], format="parquet").to_table(columns=cols, filter=flt)
+                table = _filtered(name, paths, cols, flt)
             except (OSError, pa.ArrowInvalid) as exc:
                 for p in paths:  # name the corrupt shard if there is one
                     read_shard(p, cols, manifest)
                 raise CorruptShardError(f"cannot read {run_dir / name}: {str(exc).splitlines()[0]}") from None
         frames[name] = to_pandas(table, name)
     return Run(manifest, frames["hands"], frames["seats"], frames["payments"], frames["wins"])
+
+
+def _filtered(name: str, paths, cols, flt) -> pa.Table:
+    """The rows of the shards that pass ``flt``; a shard written before a column was added
+    (``io.ADDED_COLUMNS``) gives it as zeros, as ``scan.read_shard`` does."""
+    schema = pq.read_schema(paths[-1])
+    added = [c for c in rio.ADDED_COLUMNS.get(name, ()) if c not in schema.names]
+    for c in added:
+        schema = schema.append(pa.field(c, rio.added_column(name, c, 0).type))
+    import pyarrow.dataset as ds
+
+    table = ds.dataset([str(p) for p in paths], format="parquet", schema=schema).to_table(columns=cols, filter=flt)
+    for c in rio.ADDED_COLUMNS.get(name, ()):
+        if c in table.column_names and table.column(c).null_count:
+            i = table.column_names.index(c)
+            table = table.set_column(i, c, pc.fill_null(table.column(c), 0))
+    return table
 
 
 def sql(run_dir):
@@ -133,7 +151,13 @@ def sql(run_dir):
         paths = shard_paths(run_dir, name)
         if paths:
             files = ", ".join("'" + str(p).replace("'", "''") + "'" for p in paths)
-            con.execute(f"CREATE VIEW {name} AS SELECT * FROM read_parquet([{files}])")
+            # a shard written before a column was added (io.ADDED_COLUMNS) gives it as 0
+            added = rio.ADDED_COLUMNS.get(name, ())
+            present = set().union(*(pq.read_schema(p).names for p in paths)) if added else set()
+            fix = ", ".join(f"coalesce({c}, 0) AS {c}" for c in added if c in present)
+            extra = "".join(f", 0 AS {c}" for c in added if c not in present)
+            select = (f"* REPLACE ({fix})" if fix else "*") + extra
+            con.execute(f"CREATE VIEW {name} AS SELECT {select} FROM read_parquet([{files}], union_by_name = true)")
         else:
             cols = ", ".join(f"NULL AS {c}" for c, _, _ in rio.COLUMNS[name])
             con.execute(f"CREATE VIEW {name} AS SELECT {cols} WHERE false")
@@ -395,7 +419,7 @@ def _hand_partial(hands: pa.Table) -> _Overview:
 # is scanned. Both give the same numbers: the same counts, and moments of the same per-hand
 # values in the same order.
 
-SUMMARY_VERSION = 1
+SUMMARY_VERSION = 2   # 2: the kong_transfer reason and the kong_discard and self_draw patterns
 
 
 def batch_summary(res, seat_labels) -> dict:
@@ -436,9 +460,13 @@ def batch_summary(res, seat_labels) -> dict:
 def _stored_partial(summary: dict, by: str, seat_labels) -> tuple[dict, _Overview] | None:
     """The tallies of :func:`batch_summary` as the scan's partial results (None if the summary
     is of another version)."""
-    if not isinstance(summary, dict) or summary.get("version") != SUMMARY_VERSION:
+    if not isinstance(summary, dict) or summary.get("version") not in (1, SUMMARY_VERSION):
         return None
     seats = summary["seats"]
+    if summary["version"] == 1:  # before the tfmj options: those runs paid no transfer and scored neither pattern
+        at = PATTERNS.index("kong_discard")
+        seats = [dict(s, reasons=s["reasons"] + [0], patterns=s["patterns"][:at] + [0, 0] + s["patterns"][at:])
+                 for s in seats]
     n = summary["hands"]
 
     def group(seat_ids, net) -> _Group:
@@ -578,8 +606,9 @@ def totals(run, by: str = "strategy", threads: int | None = None) -> Totals:
 
 
 def summarize(run, by: str = "strategy") -> pd.DataFrame:
-    """One row per strategy (or seat): hands, mean net per hand with a 95% interval, win rate,
-    self-draw share, mean fan and base of first wins, flower-pig rate (per seat-hand and per
+    """One row per strategy (or seat): hands, mean net per hand with a 95% interval; of first
+    wins the win rate, self-draw share (kong replacements included), mean fan and base (the
+    ``mean_base`` of :func:`patterns` is of all wins); flower-pig rate (per seat-hand and per
     checked seat-hand, Wilson), ready-at-draw rate, and mean net by reason. ``run`` is a run
     directory (read shard by shard) or a loaded :class:`Run`."""
     return totals(run, by).summary()

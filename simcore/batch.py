@@ -99,6 +99,35 @@ def _widen(a: np.ndarray, cap: int) -> np.ndarray:
     return out
 
 
+def trace_command(rules: RuleSet, seed: int, g: int, seats=None, run_dir=None) -> str:
+    """The ``sichuan trace`` command that replays hand ``g``: of ``run_dir``, or standalone with the
+    rules as ``--rules``/``--set`` (whatever file they came from), the seats (user strategy files
+    by absolute path, so it works from any directory) and the seed."""
+    import shlex
+
+    if run_dir is not None:
+        return f"sichuan trace {shlex.quote(str(run_dir))} --hand {g}"
+    from .rules import DEFAULT_PRESET, preset
+
+    parts = ["sichuan trace"]
+    if rules.preset != DEFAULT_PRESET:
+        parts.append(f"--rules {rules.preset}")
+    base = preset(rules.preset).options()
+    for name, value in rules.options().items():
+        if base[name] != value:
+            text = ("true" if value else "false") if isinstance(value, bool) else str(value)
+            parts.append(f"--set {shlex.quote(f'{name}={text}')}")
+    if seats is not None:
+        from strategies.registry import map_user_paths, user_paths
+
+        seats = list(seats)
+        text = seats[0] if len(set(seats)) == 1 else ",".join(seats)
+        paths = user_paths(text)
+        parts.append(f"--seats {shlex.quote(map_user_paths(text, paths.get))}")
+    parts.append(f"--seed {seed} --hand {g}")
+    return " ".join(parts)
+
+
 def describe_error(hand_row, g: int, seat_names, trace_hint: str) -> str:
     kind = int(hand_row[rec.H_ERROR])
     seat = int(hand_row[rec.H_ERR_SEAT])
@@ -190,7 +219,12 @@ def run_batch(rules: RuleSet, players, seed: int, first: int, n_items: int, matc
         i = int(bad[0])
         g = int(hands[i])
         names = seat_names or [f"seat {s}" for s in range(4)]
-        hint = trace_hint(g) if trace_hint else f"sichuan trace --seed {seed} --hand {g}"
+        if trace_hint:
+            hint = trace_hint(g)
+        elif match_mode:  # a match's hand needs the dealer and scores the match reached: a run directory
+            hint = f"sichuan trace RUN_DIR --hand {g}, RUN_DIR a run of these matches (sichuan simulate --matches)"
+        else:
+            hint = trace_command(rules, seed, g, seat_names or ["SEATS"] * 4)
         msg = describe_error(hand[i], g, names, hint)
         if int(hand[i, rec.H_ERROR]) in (rec.ERR_ILLEGAL, rec.ERR_VIEW_WRITE):
             raise StrategyAnswerError(msg)

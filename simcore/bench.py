@@ -716,11 +716,15 @@ def bench_versus(ctx: Context) -> Figures:
     commit = _sh("git", "rev-parse", "--short", ctx.base)
     if not commit:
         raise RuntimeError(f"--base {ctx.base}: not a commit of this repository")
-    cases = [c for c in ENGINE_CASES if c[1] != "expert"]  # plays every compared tree has
     rounds, batches, hands = (1, 1, 50_000) if ctx.quick else (3, 2, BATCH_HANDS)
     figs = Figures()
     with tempfile.TemporaryDirectory(prefix="sichuan-versus-") as tmp:
         base = _tree_of(ctx.base, Path(tmp))
+        # plays and presets every compared tree has (a newer tree may add presets)
+        theirs = subprocess.run([sys.executable, "-c", "from simcore.rules import PRESETS; print(','.join(PRESETS))"],
+                                cwd=tempfile.gettempdir(), env={**os.environ, "PYTHONPATH": str(base)},
+                                capture_output=True, text=True).stdout.strip().split(",")
+        cases = [c for c in ENGINE_CASES if c[1] != "expert" and c[0] in theirs]
         log(f"versus: this tree against {commit} ({ctx.base}); compiling both")
         _versus_rates(base, cases[:1], 1, 2000)
         _versus_rates(ROOT, cases[:1], 1, 2000)

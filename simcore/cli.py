@@ -165,10 +165,12 @@ def main():
 @set_option
 @click.option("--json", "as_json", is_flag=True, help='Print {"preset": ..., "options": {...}} as JSON.')
 @click.option("--toml", "as_toml", is_flag=True, help="Print a TOML rule file that reproduces these rules.")
-def rules_cmd(spec, rules_spec, sets, as_json, as_toml):
-    """Print every option of a rule set.
+@click.option("--diff", "diff", nargs=2, default=None, metavar="A B",
+              help="Print only the options in which rule sets A and B (presets or files) differ.")
+def rules_cmd(spec, rules_spec, sets, as_json, as_toml, diff):
+    """Print every option of a rule set, or (--diff A B) the options two rule sets differ in.
 
-    PRESET is battle (default), flow, chengdu or kawu; FILE.toml is a rule file.
+    PRESET is battle (default), flow, chengdu, kawu or tfmj; FILE.toml is a rule file.
 
     \b
     battle   blood battle: a winner leaves; the hand ends when three have won
@@ -176,6 +178,9 @@ def rules_cmd(spec, rules_spec, sets, as_json, as_toml):
     chengdu  battle, 6-fan cap, limit hands, the pig pays the cap to winners
              and ready seats, the discard after a kong pays for all
     kawu     battle, no exchange, 5-fan cap, passed-win lock, no self-draw bonus
+    tfmj     the 2024 competition standard: battle, no exchange, 3-fan cap, call
+             transfer, shoot after a kong 1 fan, passed-win lock with higher wins
+             allowed, added kongs only from the drawn tile, no pig penalty
 
     \b
     A rule file names its base preset and the options it changes:
@@ -190,7 +195,24 @@ def rules_cmd(spec, rules_spec, sets, as_json, as_toml):
         sichuan rules kawu --json
         sichuan rules --set fan_cap=5 --set exchange=false
         sichuan rules my-rules.toml --toml > copy.toml
+        sichuan rules --diff battle tfmj
     """
+    if diff is not None:
+        if spec is not None or rules_spec is not None or sets or as_toml:
+            raise CliError("--diff A B compares two rule sets; give no other rule set, --set or --toml with it")
+        a, b = (resolve_rules(x) for x in diff)
+        changed = {k: (v, b.options()[k]) for k, v in a.options().items() if v != b.options()[k]}
+        if as_json:
+            click.echo(json.dumps({k: {"a": v, "b": w} for k, (v, w) in changed.items()}, indent=2))
+            return
+        if not changed:
+            click.echo(f"{diff[0]} and {diff[1]} have the same options")
+            return
+        rows = [("option", diff[0], diff[1])] + [(k, format_value(v), format_value(w)) for k, (v, w) in changed.items()]
+        widths = [max(len(r[i]) for r in rows) for i in range(3)]
+        for r in rows:
+            click.echo("  ".join(x.ljust(w) for x, w in zip(r, widths)).rstrip())
+        return
     if spec is not None and rules_spec is not None and spec != rules_spec:
         raise CliError(f"give the rule set once: {spec!r} or --rules {rules_spec!r}, not both")
     if as_json and as_toml:
@@ -283,10 +305,12 @@ def trace_cmd(run_dir, rules_spec, sets, seed, hands, seats_spec, fmt):
         seed = 0 if seed is None else seed
         traced = [trace_hand(rules, fns, names, seed, g) for g in parse_hand_range(hands)]
     for hand in traced:
+        # a hand stopped by an illegal answer prints its events up to it and an error event
+        # saying why, then stops with the one-line message
+        click.echo(to_text(hand.events) if fmt == "text" else to_jsonl(hand.events))
         err = hand.error_message()
         if err:
             raise CliError(err)
-        click.echo(to_text(hand.events) if fmt == "text" else to_jsonl(hand.events))
 
 
 def _progress_printer(label: str):
@@ -294,10 +318,12 @@ def _progress_printer(label: str):
     import sys
 
     tty = sys.stderr.isatty()
-    state = {"last": 0.0}
+    state = {"last": 0.0, "start": None}
 
     def show(done: int, total: int, seconds: float) -> None:
-        rate = done / seconds if seconds > 0 else 0.0
+        if state["start"] is None:  # a resumed run's rate counts only the hands this session plays
+            state["start"] = done
+        rate = (done - state["start"]) / seconds if seconds > 0 else 0.0
         left = (total - done) / rate if rate > 0 else float("nan")
         width = 30
         fill = int(width * done / total) if total else width
@@ -341,8 +367,10 @@ def _format_summary(run_dir, by: str) -> str:
         lines.append(f"{by} {r[by]}")
         lines.append(f"  hands {r['hands']:,}   mean net per hand {r['mean_net']:+.3f}  "
                      f"[95% CI {r['net_low']:+.3f}, {r['net_high']:+.3f}]")
-        lines.append(f"  win rate {r['win_rate']:.3f}   self-draw share {r['self_draw_share']:.3f}   "
-                     f"mean fan {r['mean_fan']:.2f}   mean base {r['mean_base']:.2f}")
+        # these four count first wins (a blood-flow seat may win again); the patterns below count all
+        lines.append(f"  first wins: win rate {r['win_rate']:.3f}   self-draw share {r['self_draw_share']:.3f} "
+                     f"(kong replacements included)   mean fan {r['mean_fan']:.2f}   "
+                     f"first-win mean base {r['mean_base']:.2f}")
         lines.append(f"  flower pig {r['pig_rate']:.2e} per seat-hand [{r['pig_low']:.2e}, {r['pig_high']:.2e}], "
                      f"{r['pig_rate_checked']:.2e} per checked seat-hand [{r['pig_checked_low']:.2e}, {r['pig_checked_high']:.2e}]")
         lines.append(f"  ready at the draw {r['ready_rate']:.3f}")
@@ -350,11 +378,12 @@ def _format_summary(run_dir, by: str) -> str:
     pat = totals.patterns()
     if len(pat):
         lines.append("")
-        lines.append("patterns (share of wins) and mean base of wins:")
+        lines.append("all wins (not only first ones): patterns (share of all wins) and all-win mean base:")
         names = [c for c in pat.columns if c not in (by, "wins", "mean_base", "mean_paid")]
         for _, r in pat.iterrows():
             shares = ", ".join(f"{n} {r[n]:.3f}" for n in names if r[n] > 0)
-            lines.append(f"  {r[by]}: {int(r['wins']):,} wins, mean base {r['mean_base']:.2f}; {shares or 'basic only'}")
+            lines.append(f"  {r[by]}: {int(r['wins']):,} wins, all-win mean base {r['mean_base']:.2f}; "
+                         f"{shares or 'basic only'}")
     return "\n".join(lines)
 
 
@@ -399,7 +428,7 @@ def simulate_cmd(rules_spec, sets, n_hands, n_matches, seed, seats_spec, out, wo
         sichuan simulate --rules flow --seats greedy,efficient,efficient,efficient --hands 200000 --out runs/g1
         sichuan simulate --rules kawu --matches 10000 --out runs/kawu-matches
     """
-    from simcore.runner import RunConfig, RunError, run
+    from simcore.runner import RunConfig, RunError, RunInterrupted, run
 
     if (n_hands is None) == (n_matches is None):
         raise CliError("give exactly one of --hands N and --matches M")
@@ -412,13 +441,22 @@ def simulate_cmd(rules_spec, sets, n_hands, n_matches, seed, seats_spec, out, wo
     try:
         manifest = run(out, cfg, workers=workers, check=check, progress=None if quiet else _progress_printer("simulate"),
                        executor_kind="dask" if scheduler else executor_kind, scheduler=scheduler)
+    except RunInterrupted as exc:  # Ctrl-C: one line, not a traceback or "Aborted!"
+        import sys
+
+        click.echo(("\n" if not quiet and sys.stderr.isatty() else "") + _one_line(exc), err=True)
+        sys.exit(130)
     except RunError as exc:
         raise CliError(_one_line(exc)) from None
     if not quiet:
         t = manifest["timings"]
         rate = t.get("last_session_hands_per_second")
-        click.echo(f"wrote {out}: {manifest['hands']:,} hands in {t['last_session_seconds']:.1f} s"
-                   + (f" ({rate:,.0f} hands/s)" if rate else " (already complete)"))
+        played = t.get("last_session_hands", manifest["hands"])
+        if not rate:
+            click.echo(f"wrote {out}: {manifest['hands']:,} hands (already complete)")
+        else:  # a resumed or extended run played only part of its hands in this session
+            click.echo(f"wrote {out}: {played:,} hands in {t['last_session_seconds']:.1f} s ({rate:,.0f} hands/s)"
+                       + (f"; the run holds {manifest['hands']:,}" if played != manifest["hands"] else ""))
         click.echo(_format_summary(out, "strategy"))
 
 
@@ -430,9 +468,10 @@ def summarize_cmd(run_dir, by, as_json):
     """Per-strategy (or per-seat) results of a run with 95% intervals.
 
     Mean net per hand (the hand is the unit: a strategy's seats in one hand are averaged
-    first), win rate, self-draw share, mean fan and base of wins, flower-pig rate with Wilson
-    intervals (per seat-hand and per checked seat-hand), ready-at-draw rate, net by reason;
-    the run's end reasons and winners per hand; the share of wins with each fan pattern.
+    first); of first wins (a seat's first win in a hand): win rate, self-drawn share (kong
+    replacements included), mean fan and base; flower-pig rate with Wilson intervals (per
+    seat-hand and per checked seat-hand), ready-at-draw rate, net by reason; the run's end
+    reasons and winners per hand; of all wins: the share with each fan pattern and the mean base.
     """
     if as_json:
         click.echo(json.dumps(_summary_json(run_dir, by), indent=2, default=str))
@@ -491,9 +530,10 @@ def sql_cmd(run_dir, query, as_csv, as_json, max_rows):
 
 @main.command("strategies")
 @click.option("--check", "check_spec", default=None, metavar="SPEC",
-              help="Run the conformance check on a seat spec: legal answers in 10,000 situations from real play.")
+              help="Run the conformance check on a seat spec: legal answers in 10,000 situations from real "
+                   "play, and in every kind of situation (steered hands for rare ones) at least 200 times.")
 @click.option("--situations", default=10000, show_default=True, type=click.IntRange(min=1),
-              help="Situations for --check.")
+              help="Situations from real play for --check.")
 def strategies_cmd(check_spec, situations):
     """List the built-in strategies, or check one (--check SPEC)."""
     from strategies.registry import describe_builtins

@@ -26,7 +26,7 @@ import numpy as np
 from strategies.registry import StrategyError, parse_seat, parse_seats, seat_functions
 
 from . import records as rec
-from .batch import InvariantError, StrategyAnswerError, run_batch
+from .batch import InvariantError, StrategyAnswerError, run_batch, trace_command
 from .rules import PRESETS, preset
 from .situations import play_steered, steered
 from .tables import load_tables
@@ -125,7 +125,7 @@ def _play_cell(report: Report, rules, name: str, seats: str, seat: int, seed: in
     names = [s.strip() for s in seats.split(",")]
 
     def hint(g: int) -> str:
-        return f"sichuan trace --rules {name} --seed {seed} --hand {g} --seats '{seats}'"
+        return trace_command(rules, seed, g, seats=names)
 
     try:
         res = run_batch(rules, fns, seed, first, BATCH_HANDS, check=True, seat_names=names, trace_hint=hint)

@@ -29,7 +29,7 @@ import numpy as np
 
 from . import view as vw
 from .evaluate import (
-    CTX_EARTHLY, CTX_HEAVENLY, CTX_KONG_REPLACEMENT, CTX_LAST_TILE, CTX_ROBBING_KONG, CTX_SELF_DRAW,
+    CTX_EARTHLY, CTX_HEAVENLY, CTX_KONG_DISCARD, CTX_KONG_REPLACEMENT, CTX_LAST_TILE, CTX_ROBBING_KONG, CTX_SELF_DRAW,
     N_PATTERNS, POW5, base_of, moved_slots, ready_value, regular_shanten_codes, score_patterns,
     seven_pairs_from_slots, shift_code, slots2, waits_mask,
 )
@@ -43,7 +43,8 @@ from .records import (
     LW_EVENT, LW_FIELDS, LW_HAND, LW_MELD_KINDS, LW_MELD_TILES, LW_PASSED, LW_PATS, LW_WIN_BASE, LW_WIN_FAN, LW_WIN_N_MELDS,
     LW_WIN_TILES_LEFT, N_PAY_FIELDS, N_QUESTIONS, N_REASONS, N_SITUATIONS, N_WIN_FIELDS, P_AMOUNT, P_PAYEE, P_PAYER,
     P_REASON,
-    REASON_KONG, REASON_LIABILITY, REASON_NOT_READY, REASON_PIG, REASON_REFUND, REASON_WIN, S_ASKED, S_BASE,
+    REASON_KONG, REASON_LIABILITY, REASON_NOT_READY, REASON_PIG, REASON_REFUND, REASON_TRANSFER, REASON_WIN, S_ASKED,
+    S_BASE,
     S_FAN, S_KONGS, S_NET, S_NET_REASON, S_PIG, S_READY, S_SCORE_BEFORE, S_SITUATION, S_VOID, S_WIN_KIND, S_WIN_ORDER,
     S_WINS, SIT_CLAIM_PUNG, SIT_CLAIM_PUNG_KONG, SIT_CLAIM_WIN, SIT_CLAIM_WIN_PUNG, SIT_CLAIM_WIN_PUNG_KONG,
     SIT_EXCHANGE, SIT_LOCKED_TURN, SIT_ROB, SIT_TURN_DISCARD, SIT_TURN_KONG, SIT_TURN_WIN, SIT_VOID,
@@ -52,7 +53,9 @@ from .records import (
 )
 from .rng import STREAM_DIRECTION, STREAM_SEAT, STREAM_WALL, below, stream_key, stream_value
 from .rules import (
-    N_RULE_FIELDS, PIG_PAYS_NON_PIGS, PIG_PAYS_REMAINING, R_CLAIM_WHILE_VOID, R_EXCHANGE, R_FLOW,
+    BLOOM_FEEDER_PAYS, KONG_LIABILITY_PAYS_FOR_ALL, KONG_LIABILITY_TRANSFER, N_RULE_FIELDS, PIG_PAYS_NON_PIGS,
+    PIG_PAYS_REMAINING, R_ADDED_KONG_DRAWN_ONLY, R_CLAIM_WHILE_VOID, R_EXCHANGE, R_EXPOSED_KONG_BLOOM, R_FLOW,
+    R_PASSED_WIN_HIGHER,
     R_HANDS_PER_MATCH, R_KONG_DISCARD_LIABILITY, R_KONG_PAY_ADDED, R_KONG_PAY_CONCEALED, R_KONG_PAY_EXPOSED,
     R_KONG_REFUND, R_KONG_WHILE_VOID, R_PASSED_WIN_LOCK, R_PIG_PAYS, R_PIG_PAYS_READY_CHECK, R_PIG_PENALTY,
     R_READY_CHECK, R_SELF_DRAW_BONUS, R_START_POINTS,
@@ -70,7 +73,7 @@ ALL_SEATS = 0b1111          # a bit set of seats: every seat
 DEAL_END = DEALER_TILES + 3 * HAND_TILES  # the deal takes wall[0:DEAL_END]; draws go on from there
 WALL_LAST = N_TILES - 1     # kong replacements are drawn from here backwards
 SH_UNKNOWN = I64(-99)       # a seat's shanten lower bound when nothing is known
-N_RULE_SLOTS = 32           # header room for the rule array
+N_RULE_SLOTS = 48           # header room for the rule array
 N_PAT_SLOTS = 16            # header room for a win's patterns
 assert N_RULE_FIELDS <= N_RULE_SLOTS and N_PATTERNS <= N_PAT_SLOTS
 
@@ -147,7 +150,10 @@ O_DEALER = O_NEXT_DEALER + 1
 O_END_REASON = O_DEALER + 1
 O_ASKED = O_END_REASON + 1      # [seat*N_QUESTIONS + q] questions put to the seat's strategies (scripts excluded)
 O_SITUATIONS = O_ASKED + 4 * N_QUESTIONS  # [seat*N_SITUATIONS + k] check mode: questions in situation k
-O_STATE_END = O_SITUATIONS + 4 * N_SITUATIONS
+O_TURN_KONG = O_SITUATIONS + 4 * N_SITUATIONS  # [payer] kong income of the kongs declared in the current turn
+O_TURN_KONG_SEAT = O_TURN_KONG + 4  # 1 + the seat those kongs belong to (0: none)
+O_KONG_FEEDER = O_TURN_KONG_SEAT + 1  # 1 + the seat whose discard began this turn's exposed kong (0: none)
+O_STATE_END = O_KONG_FEEDER + 1
 
 # -- the four views, then the variable regions ------------------------------------------------
 O_VIEWS = O_STATE_END          # seat s's view is S[O_VIEWS + s*VIEW_LEN : ...+VIEW_LEN]
@@ -448,6 +454,11 @@ def _pay(S, payer, payee, amount, reason):
     S[O_NET_REASON + payee * N_REASONS + reason] += amount
     if reason == REASON_KONG:
         S[O_KONG_RECV + payee * 4 + payer] += amount
+        if S[O_TURN_KONG_SEAT] != payee + 1:  # the first kong of a seat's turn
+            for q in range(4):
+                S[O_TURN_KONG + q] = 0
+            S[O_TURN_KONG_SEAT] = payee + 1
+        S[O_TURN_KONG + payer] += amount
     for s in range(4):
         S[_v(s) + vw.V_SCORE + payer] -= amount
         S[_v(s) + vw.V_SCORE + payee] += amount
@@ -671,11 +682,28 @@ def _script_forced(S, seat, q, ans):
 
 
 @nb.njit(cache=True, inline="always")
-def _can_win_on(S, seat, t):
-    """Could ``seat`` win with another seat's tile t (discard or robbed kong)?"""
-    if S[O_PASSLOCK + seat]:
+def _can_win_on(S, seat, t, ctx):
+    """Could ``seat`` win with another seat's tile t (discard or robbed kong, win context
+    ``ctx``)? Not under the passed-win lock, unless ``passed_win_higher`` and the win's fan is
+    higher than every win it passed since its last draw (RULES.md: Rulings where the documents are silent)."""
+    lock = S[O_PASSLOCK + seat]
+    if lock and not _r(S, R_PASSED_WIN_HIGHER):
         return False
-    return _ready_hint(S, seat) == 1 and _seat_wins(S, seat, t)
+    if not (_ready_hint(S, seat) == 1 and _seat_wins(S, seat, t)):
+        return False
+    return lock == 0 or _fan_on(S, seat, t, ctx) > lock - 1
+
+
+@nb.njit(cache=True, _nrt=False)
+def _fan_on(S, seat, t, ctx):
+    """The fan (before the cap; a limit hand: the cap) of ``seat`` winning on another seat's tile t."""
+    o_h = O_HAND + seat * N_KINDS
+    S[o_h + t] += 1
+    fan = score_patterns(_tab(S), view_of(S, o_h, N_KINDS), S[O_VOID + seat], S[O_N_MELDS + seat],
+                         view_of(S, O_MELD_CNT + seat * N_KINDS, N_KINDS), S[O_N_KONGS + seat], ctx,
+                         view_of(S, O_RULES, N_RULE_FIELDS), view_of(S, O_PATS, N_PATTERNS))
+    S[o_h + t] -= 1
+    return fan
 
 
 @nb.njit(cache=True, inline="always")
@@ -964,7 +992,8 @@ def _locked_kong_keeps_waits(S, seat, t):
 @nb.njit(cache=True, inline="always")
 def _kong_mask(S, seat, drawn):
     """Kongs the seat may declare on its turn: a tile left for the replacement; not while
-    holding void tiles unless ``kong_while_void``; never of the void suit; a locked flow seat
+    holding void tiles unless ``kong_while_void``; never of the void suit; an added kong only with
+    the latest drawn tile under ``added_kong_drawn_only``; a locked flow seat
     only a concealed kong of its drawn tile keeping its waits (RULES.md: Rulings where the
     documents are silent)."""
     if tiles_left(S) < 1:
@@ -980,7 +1009,8 @@ def _kong_mask(S, seat, drawn):
     mask = quads & ~(I64(0x1FF) << (9 * void))  # never of the void suit
     for i in range(S[O_N_MELDS + seat]):
         t = S[O_MELD_TILE + seat * 4 + i]
-        if S[O_MELD_KIND + seat * 4 + i] == M_PUNG and S[O_HAND + seat * N_KINDS + t] >= 1:
+        if S[O_MELD_KIND + seat * 4 + i] == M_PUNG and S[O_HAND + seat * N_KINDS + t] >= 1 and (
+                not _r(S, R_ADDED_KONG_DRAWN_ONLY) or t == drawn):
             mask |= I64(1) << t
     return mask
 
@@ -1000,16 +1030,14 @@ def _settle_self_draw(S, seat, tile, kind, ctx):
 
 
 @nb.njit(cache=True, _nrt=False)
-def _settle_on_tile(S, n_win, tile, frm, kind, liability):
-    """Wins on one discard or one robbed kong by the seats in the winners scratch, in turn
-    order from the discarder (RULES.md: Settlement). ``liability``: the discard right after
-    the discarder's kong under ``kong_discard_liability = pays_for_all``."""
+def _settle_on_tile(S, n_win, tile, frm, kind, ctx, liability):
+    """Wins on one discard or one robbed kong (context ``ctx``) by the seats in the winners
+    scratch, in turn order from the discarder (RULES.md: Settlement). ``liability``: the discard
+    right after the discarder's kong under ``kong_discard_liability = pays_for_all``; under
+    ``transfer`` the kong income of the kongs ``frm`` declared in this turn goes to the winners."""
     if S[O_N_WINS] == 0:
         S[O_NEXT_DEALER] = S[O_WINNERS] if n_win == 1 else frm
     in_hand = 4 if _r(S, R_FLOW) else _active_count(S)
-    ctx = CTX_ROBBING_KONG if kind == WIN_ROBBING_KONG else 0
-    if tiles_left(S) == 0:
-        ctx |= CTX_LAST_TILE
     for i in range(n_win):
         seat = S[O_WINNERS + i]
         _add(S, seat, tile, ONE)
@@ -1030,10 +1058,30 @@ def _settle_on_tile(S, n_win, tile, frm, kind, liability):
             amount = base
             _pay(S, frm, seat, amount, REASON_WIN)
         _win_paid(S, w, amount)
+    if _r(S, R_KONG_DISCARD_LIABILITY) == KONG_LIABILITY_TRANSFER and S[O_TURN_KONG_SEAT] == frm + 1:
+        _transfer(S, n_win, frm)
     for i in range(n_win):
         seat = S[O_WINNERS + i]
         if S[O_WINS + seat] == 1:
             _after_first_win(S, seat)
+
+
+@nb.njit(cache=True, _nrt=False)
+def _transfer(S, n_win, frm):
+    """Call transfer (RULES.md: Settlement, ``kong_discard_liability = transfer``): ``frm`` hands
+    the income T of the kongs it declared in this turn to the n winners, ceil(T / n) each, and
+    those kongs leave its refund ledger."""
+    total = 0
+    for q in range(4):
+        total += S[O_TURN_KONG + q]
+    if total <= 0:
+        return
+    share = (total + n_win - 1) // n_win
+    for i in range(n_win):
+        _pay(S, frm, S[O_WINNERS + i], I64(share), REASON_TRANSFER)
+    for q in range(4):
+        S[O_KONG_RECV + frm * 4 + q] -= S[O_TURN_KONG + q]
+        S[O_TURN_KONG + q] = 0
 
 
 @nb.njit(cache=True, inline="always")
@@ -1050,14 +1098,17 @@ def _clear_winners(S):
 
 
 @nb.njit(cache=True, _nrt=False)
-def _pass_win(S, seat, t, frm, chose):
-    """A seat that could win on t from ``frm`` did something else (``CHOSE_*``): the passed-win
-    lock (RULES.md: Rulings where the documents are silent, passed-win lock) and the trace's
-    pass_win event."""
+def _pass_win(S, seat, t, frm, chose, ctx):
+    """A seat that could win on t from ``frm`` (context ``ctx``) did something else
+    (``CHOSE_*``): the passed-win lock, which with ``passed_win_higher`` remembers 1 + the
+    highest fan passed (RULES.md: Rulings where the documents are silent, passed-win lock), and
+    the trace's pass_win event with the passed win's fan."""
+    higher = _r(S, R_PASSED_WIN_HIGHER) != 0
+    fan = _fan_on(S, seat, t, ctx) if higher or _tracing(S) else ZERO
     if _r(S, R_PASSED_WIN_LOCK):
-        S[O_PASSLOCK + seat] = 1
+        S[O_PASSLOCK + seat] = max(S[O_PASSLOCK + seat], fan + 1) if higher else 1
     if _tracing(S):
-        _log(S, EV_PASS_WIN, seat, t, frm, chose, ZERO)
+        _log(S, EV_PASS_WIN, seat, t, frm, chose, fan)
 
 
 @nb.njit(cache=True, _nrt=False)
@@ -1067,9 +1118,10 @@ def _rob_window(S, kong_seat, t):
     Returns the number of robbers, or -1 on an illegal answer."""
     _clear_winners(S)
     n_win = 0
+    ctx = CTX_ROBBING_KONG | (CTX_LAST_TILE if tiles_left(S) == 0 else 0)
     for i in range(1, 4):
         seat = (kong_seat + i) % 4
-        if S[O_OUT + seat] or not _can_win_on(S, seat, t):
+        if S[O_OUT + seat] or not _can_win_on(S, seat, t, ctx):
             continue
         _offer(S, seat, t, kong_seat, ONE, ZERO, ZERO)
         ans = _ask(S, seat, Q_ROB)
@@ -1077,12 +1129,12 @@ def _rob_window(S, kong_seat, t):
             S[O_WINNERS + n_win] = seat
             n_win += 1
         elif ans == C_PASS:
-            _pass_win(S, I64(seat), t, kong_seat, CHOSE_PASS)
+            _pass_win(S, I64(seat), t, kong_seat, CHOSE_PASS, ctx)
         else:
             _error(S, ERR_ILLEGAL, I64(seat), Q_ROB, ans)
             return -1
     if n_win > 0:
-        _settle_on_tile(S, I64(n_win), t, kong_seat, WIN_ROBBING_KONG, NO)
+        _settle_on_tile(S, I64(n_win), t, kong_seat, WIN_ROBBING_KONG, I64(ctx), NO)
     return n_win
 
 
@@ -1124,12 +1176,14 @@ def _declare_kong(S, seat, t, kind, frm):
 
 
 @nb.njit(cache=True, _nrt=False)
-def _claims(S, frm, t, liability):
+def _claims(S, frm, t, kong_turn):
     """Claims on a discard, answered by all at once (RULES.md: One hand, step by step, step 4;
     RULES.md: Rulings where the documents are silent, claims): wins first and cancel any
     pung/kong; after the last tile only a win. Returns (``CLAIM_*``, seat): the winners are in
-    the winners scratch; the seat is the pung's or kong's claimant."""
+    the winners scratch; the seat is the pung's or kong's claimant. ``kong_turn``: ``frm``
+    declared a kong in this turn (the kong_discard fan, ``kong_discard_liability``)."""
     last = tiles_left(S) == 0
+    ctx = (CTX_LAST_TILE if last else 0) | (CTX_KONG_DISCARD if kong_turn else 0)
     _clear_winners(S)
     n_win = 0
     claim_seat = -1
@@ -1142,7 +1196,7 @@ def _claims(S, frm, t, liability):
         # & rather than "and": one branch on the outcome instead of one per (random) condition
         can_pung = ((held >= 2) & (not last) & (S[O_LOCKED + seat] == 0) & (t // 9 != S[O_VOID + seat])
                     & ((_r(S, R_CLAIM_WHILE_VOID) != 0) | (not _must_void(S, seat))))
-        can_win = _can_win_on(S, seat, t)
+        can_win = _can_win_on(S, seat, t, ctx)
         if not (can_win or can_pung):
             continue
         can_kong = can_pung and held >= 3
@@ -1155,7 +1209,7 @@ def _claims(S, frm, t, liability):
         if ans == C_PASS or (ans == C_PUNG and can_pung) or (ans == C_KONG and can_kong):
             if can_win:
                 _pass_win(S, I64(seat), t, frm,
-                          CHOSE_PASS if ans == C_PASS else (CHOSE_PUNG if ans == C_PUNG else CHOSE_KONG))
+                          CHOSE_PASS if ans == C_PASS else (CHOSE_PUNG if ans == C_PUNG else CHOSE_KONG), I64(ctx))
             if ans != C_PASS:
                 claim_seat = seat
                 claim_kind = ans
@@ -1163,7 +1217,8 @@ def _claims(S, frm, t, liability):
         _error(S, ERR_ILLEGAL, I64(seat), Q_CLAIM, ans)
         return CLAIM_ILLEGAL, MINUS_ONE
     if n_win > 0:
-        _settle_on_tile(S, I64(n_win), t, frm, WIN_DISCARD, liability)
+        liability = kong_turn and _r(S, R_KONG_DISCARD_LIABILITY) == KONG_LIABILITY_PAYS_FOR_ALL
+        _settle_on_tile(S, I64(n_win), t, frm, WIN_DISCARD, I64(ctx), liability)
         return CLAIM_WINS, MINUS_ONE
     if claim_seat < 0:
         return CLAIM_NONE, MINUS_ONE
@@ -1178,6 +1233,7 @@ def _claims(S, frm, t, liability):
             _log(S, EV_PUNG, I64(claim_seat), t, frm, ZERO, ZERO)
         return CLAIM_PUNG, I64(claim_seat)
     _declare_kong(S, I64(claim_seat), t, KONG_EXPOSED, frm)
+    S[O_KONG_FEEDER] = frm + 1
     return CLAIM_KONG, I64(claim_seat)
 
 
@@ -1400,7 +1456,17 @@ def _self_draw(S, cur, drawn, phase, dealer):
     if S[O_CHECK] and _must_void(S, cur):
         _error(S, ERR_INVARIANT, cur, Q_TURN, INV_VOID_WIN)
     tile = drawn if drawn >= 0 else _first_hand_tile_to_set_aside(S, cur)
-    _settle_self_draw(S, cur, I64(tile), kind, I64(ctx))
+    feeder = S[O_KONG_FEEDER] - 1
+    if phase == PHASE_REPLACEMENT and feeder >= 0 and _r(S, R_EXPOSED_KONG_BLOOM) == BLOOM_FEEDER_PAYS:
+        # the feeder of the turn's exposed kong pays base alone (RULES.md: Settlement, exposed_kong_bloom)
+        if S[O_N_WINS] == 0:
+            S[O_NEXT_DEALER] = cur
+        w, base = _record_win(S, cur, I64(tile), I64(feeder), kind, I64(ctx & ~CTX_SELF_DRAW))
+        _pay(S, I64(feeder), cur, base, REASON_WIN)
+        _win_paid(S, w, base)
+        _after_first_win(S, cur)
+    else:
+        _settle_self_draw(S, cur, I64(tile), kind, I64(ctx))
     _set_aside_from_hand(S, cur, I64(tile))
 
 
@@ -1465,8 +1531,7 @@ def _added_kong(S, cur, t):
 def _after_discard(S, cur, t, kong_turn):
     """The claims on ``cur``'s discard t, then where play goes: (end reason or NO_END, next
     seat, how its turn starts)."""
-    liability = kong_turn and _r(S, R_KONG_DISCARD_LIABILITY) == 1
-    kind, seat = _claims(S, cur, t, liability)
+    kind, seat = _claims(S, cur, t, kong_turn)
     _check(S)
     if kind == CLAIM_WINS:
         end, nxt = _after_wins(S, cur)
@@ -1502,6 +1567,9 @@ def play_hand(S, dealer, fixed_dir):
         # a turn: a draw (none on the dealer's first turn or after a pung), then win, kong
         # (a replacement, and again), or discard
         kong_turn = phase == PHASE_REPLACEMENT  # the turn began with an exposed kong
+        if not kong_turn:  # no kong of this turn yet, and no feeder
+            S[O_TURN_KONG_SEAT] = 0
+            S[O_KONG_FEEDER] = 0
         drawn = _draw(S, cur, I64(kong_turn)) if phase == PHASE_DRAW or kong_turn else NO_TILE
         _check(S)
         while S[O_ERR] == ERR_NONE:

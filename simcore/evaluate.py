@@ -15,19 +15,19 @@ import numba as nb
 import numpy as np
 
 from .rules import (
-    R_FAN_ALL_TRIPLETS, R_FAN_CAP, R_FAN_FOUR_DECLARED, R_FAN_FULL_FLUSH, R_FAN_KONG_REPLACEMENT,
-    R_FAN_LAST_TILE, R_FAN_ROBBING_KONG, R_FAN_ROOT, R_FAN_SEVEN_PAIRS, R_LIMIT_HANDS,
+    R_FAN_ALL_TRIPLETS, R_FAN_CAP, R_FAN_FOUR_DECLARED, R_FAN_FULL_FLUSH, R_FAN_KONG_DISCARD, R_FAN_KONG_REPLACEMENT,
+    R_FAN_LAST_TILE, R_FAN_ROBBING_KONG, R_FAN_ROOT, R_FAN_SELF_DRAW, R_FAN_SEVEN_PAIRS, R_LIMIT_HANDS,
 )
 from .tables import INF, PAIR_OFF, STRIDE, final_at
 from .tiles import N_KINDS, NO_VOID  # noqa: F401  (NO_VOID: hand.py and tests read it here)
 
 PATTERNS = (
     "all_triplets", "seven_pairs", "full_flush", "four_declared", "root", "kong_replacement",
-    "robbing_kong", "last_tile", "heavenly", "earthly", "eighteen_arhats",
+    "robbing_kong", "last_tile", "kong_discard", "self_draw", "heavenly", "earthly", "eighteen_arhats",
 )
 (P_ALL_TRIPLETS, P_SEVEN_PAIRS, P_FULL_FLUSH, P_FOUR_DECLARED, P_ROOT, P_KONG_REPLACEMENT,
- P_ROBBING_KONG, P_LAST_TILE, P_HEAVENLY, P_EARTHLY, P_EIGHTEEN_ARHATS) = range(11)
-N_PATTERNS = 11
+ P_ROBBING_KONG, P_LAST_TILE, P_KONG_DISCARD, P_SELF_DRAW, P_HEAVENLY, P_EARTHLY, P_EIGHTEEN_ARHATS) = range(13)
+N_PATTERNS = 13
 
 # Win context flags (a bit set), shared with the engine.
 CTX_SELF_DRAW = 1
@@ -36,6 +36,7 @@ CTX_ROBBING_KONG = 4
 CTX_LAST_TILE = 8
 CTX_HEAVENLY = 16
 CTX_EARTHLY = 32
+CTX_KONG_DISCARD = 64   # a win on the discard that ends a kong seat's turn (RULES.md: Rulings where the documents are silent)
 
 POW5 = (1, 5, 25, 125, 625, 3125, 15625, 78125, 390625)
 
@@ -356,6 +357,10 @@ def score_patterns(tab, hand, void, k, meld_cnt, n_kongs, ctx, rules, pats):
         common += rules[R_FAN_ROBBING_KONG]
     if ctx & CTX_LAST_TILE:
         common += rules[R_FAN_LAST_TILE]
+    if ctx & CTX_KONG_DISCARD:
+        common += rules[R_FAN_KONG_DISCARD]
+    if ctx & CTX_SELF_DRAW:
+        common += rules[R_FAN_SELF_DRAW]
     reg_fan = -1
     triplets = False
     if regular:
@@ -377,6 +382,10 @@ def score_patterns(tab, hand, void, k, meld_cnt, n_kongs, ctx, rules, pats):
         pats[P_ROBBING_KONG] = rules[R_FAN_ROBBING_KONG]
     if ctx & CTX_LAST_TILE:
         pats[P_LAST_TILE] = rules[R_FAN_LAST_TILE]
+    if ctx & CTX_KONG_DISCARD:
+        pats[P_KONG_DISCARD] = rules[R_FAN_KONG_DISCARD]
+    if ctx & CTX_SELF_DRAW:
+        pats[P_SELF_DRAW] = rules[R_FAN_SELF_DRAW]
     if sev_fan > reg_fan:
         pats[P_SEVEN_PAIRS] = rules[R_FAN_SEVEN_PAIRS]
         return sev_fan

@@ -138,8 +138,10 @@ def _rules(rules) -> RuleSet:
 
 
 def score(counts, void=None, melds=(), rules="battle", self_draw=False, kong_replacement=False,
-          robbing_kong=False, last_tile=False, heavenly=False, earthly=False) -> Score:
-    """The value of a winning hand (winning tile included) in the win's context."""
+          robbing_kong=False, last_tile=False, heavenly=False, earthly=False, kong_discard=False) -> Score:
+    """The value of a winning hand (winning tile included) in the win's context. ``self_draw``
+    scores the ``self_draw`` fan (a replacement win paid by its feeder is not a self-draw);
+    ``kong_discard``: the win is on the discard that ends a kong seat's turn."""
     h = _prepare(counts, void, melds)
     if h.n_tiles != 14 - 3 * h.k:
         raise ValueError(f"a winning hand has {14 - 3 * h.k} concealed tiles with {h.k} declared sets, got {h.n_tiles}")
@@ -147,7 +149,8 @@ def score(counts, void=None, melds=(), rules="battle", self_draw=False, kong_rep
     arr = rs.to_array()
     ctx = ((ev.CTX_SELF_DRAW if self_draw else 0) | (ev.CTX_KONG_REPLACEMENT if kong_replacement else 0)
            | (ev.CTX_ROBBING_KONG if robbing_kong else 0) | (ev.CTX_LAST_TILE if last_tile else 0)
-           | (ev.CTX_HEAVENLY if heavenly else 0) | (ev.CTX_EARTHLY if earthly else 0))
+           | (ev.CTX_HEAVENLY if heavenly else 0) | (ev.CTX_EARTHLY if earthly else 0)
+           | (ev.CTX_KONG_DISCARD if kong_discard else 0))
     pats = np.zeros(ev.N_PATTERNS, np.int64)
     fan = int(ev.score_patterns(load_tables(), h.counts, h.void, h.k, h.meld_cnt, h.n_kongs, ctx, arr, pats))
     if fan < 0:

@@ -25,7 +25,11 @@ from .batch import BatchResult
 from .evaluate import N_PATTERNS, PATTERNS
 from .tiles import N_KINDS, NO_VOID, SUITS, tile_text
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+READABLE_VERSIONS = (1, 2)   # version 1: before the tfmj options, without the ADDED_COLUMNS
+# Columns a schema version added, by table: a shard written before them lacks them, and every
+# reader gives them as zeros there (``scan.read_shard``), which is what those runs played.
+ADDED_COLUMNS = {"seats": ("net_kong_transfer",), "wins": ("kong_discard", "self_draw")}
 TABLES = ("hands", "seats", "payments", "wins")
 MANIFEST = "run.json"
 SHARD_RE = re.compile(r"^part-(\d{6})\.parquet$")
@@ -162,7 +166,8 @@ def _match_columns(hand: np.ndarray, res: BatchResult) -> tuple[pa.Array, pa.Arr
 # what each payment reason's net column counts
 NET_DOCS = {"win": "win payments (all wins)", "kong": "kong payments", "flower_pig": "flower-pig penalties",
             "not_ready": "the ready check", "kong_refund": "kong refunds",
-            "kong_discard_liability": "kong_discard_liability payments"}
+            "kong_discard_liability": "kong_discard_liability payments",
+            "kong_transfer": "call transfer: kong income handed to the winners on a kong seat's discard"}
 assert tuple(NET_DOCS) == rec.REASONS
 
 COLUMNS: dict[str, list[tuple[str, str, str]]] = {
@@ -224,6 +229,13 @@ COLUMNS: dict[str, list[tuple[str, str, str]]] = {
 
 
 NULLABLE = {t: {name for name, typ, _ in cols if "null" in typ} for t, cols in COLUMNS.items()}
+assert all(c in [name for name, _, _ in COLUMNS[t]] for t, cs in ADDED_COLUMNS.items() for c in cs)
+
+
+def added_column(table: str, column: str, n: int) -> pa.Array:
+    """A column of ``ADDED_COLUMNS`` as n zeros of its type, for a shard written before it."""
+    typ = next(t for name, t, _ in COLUMNS[table] if name == column)
+    return pa.array(np.zeros(n, typ.split()[0]))
 
 
 def _table(name: str, columns: dict) -> pa.Table:
@@ -474,6 +486,7 @@ def read_manifest(run_dir: Path) -> dict:
         data = json.loads(path.read_text())
     except (OSError, json.JSONDecodeError) as exc:
         raise ValueError(f"{path} is unreadable or not valid JSON: {exc}") from None
-    if not isinstance(data, dict) or data.get("schema_version") != SCHEMA_VERSION:
-        raise ValueError(f"{path} is not a run manifest of schema version {SCHEMA_VERSION}")
+    if not isinstance(data, dict) or data.get("schema_version") not in READABLE_VERSIONS:
+        raise ValueError(f"{path} is not a run manifest of schema version "
+                         f"{' or '.join(str(v) for v in READABLE_VERSIONS)}")
     return data

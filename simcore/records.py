@@ -21,9 +21,9 @@ from .tiles import N_KINDS
 I64 = np.int64
 
 # -- codes and their names (the names are the Parquet and TRACE.md strings) ---------------------
-REASONS = ("win", "kong", "flower_pig", "not_ready", "kong_refund", "kong_discard_liability")
+REASONS = ("win", "kong", "flower_pig", "not_ready", "kong_refund", "kong_discard_liability", "kong_transfer")
 N_REASONS = len(REASONS)
-REASON_WIN, REASON_KONG, REASON_PIG, REASON_NOT_READY, REASON_REFUND, REASON_LIABILITY = (
+REASON_WIN, REASON_KONG, REASON_PIG, REASON_NOT_READY, REASON_REFUND, REASON_LIABILITY, REASON_TRANSFER = (
     I64(i) for i in range(N_REASONS))
 NET_COLUMNS = tuple(f"net_{r}" for r in REASONS)  # the seats table's net-by-reason columns
 
@@ -44,7 +44,7 @@ N_HAND_FIELDS = 14
 # -- a seat's row ----------------------------------------------------------------------------
 (S_VOID, S_NET, S_WINS, S_WIN_ORDER, S_WIN_KIND, S_FAN, S_BASE, S_PIG, S_READY, S_KONGS) = range(10)
 S_NET_REASON = 10   # [S_NET_REASON + reason]: the seat's net from payments of that reason
-(S_NET_WIN, S_NET_KONG, S_NET_PIG, S_NET_NOT_READY, S_NET_REFUND, S_NET_LIABILITY) = (
+(S_NET_WIN, S_NET_KONG, S_NET_PIG, S_NET_NOT_READY, S_NET_REFUND, S_NET_LIABILITY, S_NET_TRANSFER) = (
     S_NET_REASON + r for r in range(N_REASONS))
 S_SCORE_BEFORE = S_NET_REASON + N_REASONS
 S_ASKED = S_SCORE_BEFORE + 1   # [S_ASKED + q]: questions of kind q put to the seat's strategies
@@ -91,7 +91,7 @@ EVENT_FIELDS = {
     int(EV_DISCARD): ("seat", "tile"),
     int(EV_PUNG): ("seat", "tile", "from"),
     int(EV_KONG): ("seat", "tile", "kind", "from"),
-    int(EV_PASS_WIN): ("seat", "tile", "from", "chose"),
+    int(EV_PASS_WIN): ("seat", "tile", "from", "chose", "fan"),
     int(EV_WIN): ("seat", "tile", "from", "kind", "win"),
     int(EV_PAYMENT): ("payer", "payee", "amount", "reason"),
     int(EV_CHECK): ("seat", "pig", "ready", "waits", "best_base"),

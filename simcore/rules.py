@@ -15,12 +15,15 @@ from typing import Any
 
 import numpy as np
 
-PRESETS = ("battle", "flow", "chengdu", "kawu")
+from .messages import did_you_mean
+
+PRESETS = ("battle", "flow", "chengdu", "kawu", "tfmj")
 DEFAULT_PRESET = "battle"
 
 VARIANTS = ("battle", "flow")
 PIG_PAYS = ("non_pigs", "remaining", "winners_and_ready")
-KONG_DISCARD_LIABILITY = ("none", "pays_for_all")
+KONG_DISCARD_LIABILITY = ("none", "pays_for_all", "transfer")
+EXPOSED_KONG_BLOOM = ("self_draw", "feeder_pays")
 
 
 @dataclass(frozen=True)
@@ -31,13 +34,16 @@ class RuleSet:
     exchange: bool = True
     claim_while_void: bool = False
     kong_while_void: bool = False
+    added_kong_drawn_only: bool = False
     passed_win_lock: bool = False
+    passed_win_higher: bool = False
     fan_cap: int = 4
     limit_hands: bool = False
     self_draw_bonus: int = 1
     kong_pay_concealed: int = 2
     kong_pay_added: int = 1
     kong_pay_exposed: int = 2
+    exposed_kong_bloom: str = "self_draw"
     kong_refund: bool = True
     pig_penalty: int | str = 16
     pig_pays: str = "non_pigs"
@@ -54,12 +60,16 @@ class RuleSet:
     fan_kong_replacement: int = 1
     fan_robbing_kong: int = 1
     fan_last_tile: int = 1
+    fan_kong_discard: int = 0
+    fan_self_draw: int = 0
     preset: str = dataclasses.field(default="battle", compare=False)
 
     def __post_init__(self):
         for f in fields(self):
             if f.name != "preset":
                 _check(f.name, getattr(self, f.name))
+        if self.passed_win_higher and not self.passed_win_lock:
+            raise RuleError("option passed_win_higher: true needs passed_win_lock = true (it relaxes that lock)")
 
     # -- views -------------------------------------------------------------------------
     def options(self) -> dict[str, Any]:
@@ -92,6 +102,9 @@ class RuleSet:
         a[R_KONG_DISCARD_LIABILITY] = KONG_DISCARD_LIABILITY.index(self.kong_discard_liability)
         a[R_HANDS_PER_MATCH] = self.hands_per_match
         a[R_START_POINTS] = self.start_points
+        a[R_ADDED_KONG_DRAWN_ONLY] = self.added_kong_drawn_only
+        a[R_PASSED_WIN_HIGHER] = self.passed_win_higher
+        a[R_EXPOSED_KONG_BLOOM] = EXPOSED_KONG_BLOOM.index(self.exposed_kong_bloom)
         for i, name in enumerate(FAN_OPTIONS):
             a[R_FAN_ALL_TRIPLETS + i] = getattr(self, name)
         return a
@@ -107,13 +120,16 @@ OPTION_SPECS: dict[str, tuple[str, Any]] = {
     "exchange": _BOOL,
     "claim_while_void": _BOOL,
     "kong_while_void": _BOOL,
+    "added_kong_drawn_only": _BOOL,
     "passed_win_lock": _BOOL,
+    "passed_win_higher": _BOOL,
     "fan_cap": ("int", (1, 8)),
     "limit_hands": _BOOL,
     "self_draw_bonus": ("int", (0, 1000)),
     "kong_pay_concealed": ("int", (0, 1000)),
     "kong_pay_added": ("int", (0, 1000)),
     "kong_pay_exposed": ("int", (0, 1000)),
+    "exposed_kong_bloom": ("choice", EXPOSED_KONG_BLOOM),
     "kong_refund": _BOOL,
     "pig_penalty": ("int_or_cap", (0, 100000)),
     "pig_pays": ("choice", PIG_PAYS),
@@ -130,6 +146,8 @@ OPTION_SPECS: dict[str, tuple[str, Any]] = {
     "fan_kong_replacement": ("int", (0, 8)),
     "fan_robbing_kong": ("int", (0, 8)),
     "fan_last_tile": ("int", (0, 8)),
+    "fan_kong_discard": ("int", (0, 8)),
+    "fan_self_draw": ("int", (0, 8)),
 }
 OPTION_NAMES = tuple(OPTION_SPECS)
 FAN_OPTIONS = tuple(n for n in OPTION_NAMES if n.startswith("fan_") and n != "fan_cap")
@@ -140,9 +158,12 @@ FAN_OPTIONS = tuple(n for n in OPTION_NAMES if n.startswith("fan_") and n != "fa
     R_KONG_REFUND, R_PIG_PENALTY, R_PIG_PAYS, R_PIG_PAYS_READY_CHECK, R_READY_CHECK,
     R_KONG_DISCARD_LIABILITY, R_HANDS_PER_MATCH, R_START_POINTS,
     R_FAN_ALL_TRIPLETS, R_FAN_SEVEN_PAIRS, R_FAN_FULL_FLUSH, R_FAN_FOUR_DECLARED, R_FAN_ROOT,
-    R_FAN_KONG_REPLACEMENT, R_FAN_ROBBING_KONG, R_FAN_LAST_TILE,
+    R_FAN_KONG_REPLACEMENT, R_FAN_ROBBING_KONG, R_FAN_LAST_TILE, R_FAN_KONG_DISCARD, R_FAN_SELF_DRAW,
+    R_ADDED_KONG_DRAWN_ONLY, R_PASSED_WIN_HIGHER, R_EXPOSED_KONG_BLOOM,
     N_RULE_FIELDS,
-) = range(28)
+) = range(33)
+KONG_LIABILITY_NONE, KONG_LIABILITY_PAYS_FOR_ALL, KONG_LIABILITY_TRANSFER = range(3)
+BLOOM_SELF_DRAW, BLOOM_FEEDER_PAYS = range(2)
 PIG_PAYS_NON_PIGS, PIG_PAYS_REMAINING, PIG_PAYS_WINNERS_AND_READY = range(3)
 
 _CHENGDU_FANS = dict(
@@ -157,6 +178,10 @@ _PRESET_CHANGES: dict[str, dict[str, Any]] = {
     "kawu": dict(exchange=False, claim_while_void=True, kong_while_void=True, passed_win_lock=True,
                  fan_cap=5, self_draw_bonus=0, kong_refund=False, pig_penalty=32, pig_pays="remaining",
                  pig_pays_ready_check=True),
+    # T/TFMJ 01-2024 (RULES.md: Rulings where the documents are silent, tfmj)
+    "tfmj": dict(exchange=False, added_kong_drawn_only=True, passed_win_lock=True, passed_win_higher=True,
+                 fan_cap=3, pig_penalty=0, pig_pays_ready_check=True, kong_discard_liability="transfer",
+                 fan_kong_discard=1),
 }
 
 
@@ -188,7 +213,9 @@ def _check(name: str, value: Any) -> None:
         elif isinstance(value, int) and not isinstance(value, bool):
             ok = allowed[0] <= value <= allowed[1]
     if not ok:
-        raise RuleError(f"option {name}: {value!r} is not allowed; expected {_allowed(name)}")
+        hint = did_you_mean(value, allowed).strip() if kind == "choice" else ""
+        raise RuleError(f"option {name}: {value!r} is not allowed; expected {_allowed(name)}"
+                        + (f"; {hint}" if hint else ""))
 
 
 def _parse_value(name: str, text: str) -> Any:
@@ -213,12 +240,13 @@ def _parse_value(name: str, text: str) -> Any:
 
 def _check_name(name: str) -> None:
     if name not in OPTION_SPECS:
-        raise RuleError(f"unknown option {name!r}; `sichuan rules` lists every option")
+        raise RuleError(f"unknown option {name!r}; {did_you_mean(name, OPTION_NAMES)}"
+                        "`sichuan rules` lists every option")
 
 
 def preset(name: str) -> RuleSet:
     if name not in _PRESET_CHANGES:
-        raise RuleError(f"unknown preset {name!r}; presets are {', '.join(PRESETS)}")
+        raise RuleError(f"unknown preset {name!r}; {did_you_mean(name, PRESETS)}presets are {', '.join(PRESETS)}")
     return RuleSet(preset=name, **_PRESET_CHANGES[name])
 
 
@@ -260,7 +288,31 @@ def load_toml(path: str) -> RuleSet:
     base = data.pop("base", DEFAULT_PRESET)
     if not isinstance(base, str):
         raise RuleError(f"rule file {path!r}: base must be a preset name ({', '.join(PRESETS)})")
-    return apply_overrides(preset(base), data)
+    # every message names the file as well as the key
+    try:
+        rules = preset(base)
+    except RuleError as exc:
+        raise RuleError(f"rule file {path!r}: base: {exc}") from None
+    for name, value in data.items():
+        try:
+            _check_name(name)
+            _check(name, value)
+        except RuleError as exc:
+            raise RuleError(f"rule file {path!r}: {exc}{_quoted_hint(name, value)}") from None
+    return apply_overrides(rules, data)
+
+
+def _quoted_hint(name: str, value: Any) -> str:
+    """How TOML writes a quoted boolean or number (``exchange = "false"`` is a string): the value
+    looks right to the person who typed it, so the message must say what is wrong with it."""
+    if name not in OPTION_SPECS or not isinstance(value, str):
+        return ""
+    kind, t = OPTION_SPECS[name][0], value.strip()
+    if kind == "bool" and t.lower() in ("true", "false"):
+        return f"; TOML booleans are written without quotes: {name} = {t.lower()}"
+    if kind in ("int", "int_or_cap") and t.lstrip("+-").isdigit():
+        return f"; TOML numbers are written without quotes: {name} = {int(t)}"
+    return ""
 
 
 def resolve(spec: str | RuleSet | None = None, sets=None) -> RuleSet:
@@ -276,7 +328,8 @@ def resolve(spec: str | RuleSet | None = None, sets=None) -> RuleSet:
     elif spec.endswith(".toml") or os.path.sep in spec:
         rules = load_toml(spec)
     else:
-        raise RuleError(f"unknown preset {spec!r}; presets are {', '.join(PRESETS)}, or give a FILE.toml")
+        raise RuleError(f"unknown preset {spec!r}; {did_you_mean(spec, PRESETS)}presets are {', '.join(PRESETS)}, "
+                        "or give a FILE.toml")
     if isinstance(sets, dict):
         return apply_overrides(rules, sets)
     return apply_overrides(rules, parse_sets(sets))

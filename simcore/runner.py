@@ -34,6 +34,11 @@ class RunError(RuntimeError):
     """A run that cannot start or continue; the message is one line for the user."""
 
 
+class RunInterrupted(RunError, KeyboardInterrupt):
+    """Ctrl-C stopped the run: the message says how many chunks are complete and how to resume
+    (still a KeyboardInterrupt, for code that stops on one)."""
+
+
 @dataclass(frozen=True)
 class RunConfig:
     """What determines a run's content (plus ``n``, which may grow)."""
@@ -88,8 +93,15 @@ def cpu_count() -> int:
         return os.cpu_count() or 1
 
 
-def _trace_hint(run_dir: Path, hand: int) -> str:
-    return f"sichuan trace {run_dir} --hand {hand}"
+def _trace_hint(run_dir: Path, cfg: RunConfig, hand: int) -> str:
+    """The trace of the run's hand; for independent hands also the command that needs no run
+    directory (an experiment's or a comparison's runs may be temporary)."""
+    from .batch import trace_command
+
+    of_run = trace_command(cfg.rules, cfg.seed, hand, run_dir=run_dir)
+    if cfg.match_mode:
+        return of_run
+    return f"{trace_command(cfg.rules, cfg.seed, hand, cfg.seats)} (or {of_run})"
 
 
 # numba's threading layer must not be entered from several threads of one process at once
@@ -111,7 +123,7 @@ def _play(run_dir, cfg: RunConfig, fns: tuple, first: int, count: int, threads: 
     with _NUMBA_LOCK:
         numba.set_num_threads(max(1, min(threads, numba.config.NUMBA_NUM_THREADS)))
         return run_batch(cfg.rules, fns, cfg.seed, first, count, cfg.match_mode, check=check,
-                         seat_names=list(cfg.seats), trace_hint=lambda g: _trace_hint(Path(run_dir), g))
+                         seat_names=list(cfg.seats), trace_hint=lambda g: _trace_hint(Path(run_dir), cfg, g))
 
 
 def _write(run_dir, cfg: RunConfig, config: dict, chunk: int, first: int, count: int, res) -> None:
@@ -140,52 +152,75 @@ def play_chunk(run_dir: str, config: dict, chunk: int, first: int, count: int, t
 def _play_overlapped(run_dir: Path, cfg: RunConfig, todo, threads: int, check: bool, on_chunk) -> None:
     """One worker: the engine plays chunk c+1 (it releases the GIL) while a writer thread builds
     and writes chunk c's tables. At most one played chunk waits for the writer, so memory stays
-    two chunks' worth; a writer's error (a full disk) stops the play at the next chunk."""
+    two chunks' worth; a writer's error (a full disk) stops the play at the next chunk. The play
+    runs in a thread of its own, so the calling thread can stop at once on Ctrl-C: it lets the
+    writer finish the shard it is writing and leaves the chunk being played (its thread ends
+    with the kernel, discarding it)."""
     config = cfg.to_json()
     fns = _seat_fns(cfg)
     waiting: queue.Queue = queue.Queue(maxsize=1)
-    written: queue.Queue = queue.Queue()
-    failed: list = []
+    events: queue.Queue = queue.Queue()     # ("written", count), ("error", exc), ("played", None)
+    stop = threading.Event()
+
+    def put_waiting(item) -> bool:
+        while not stop.is_set():
+            try:
+                waiting.put(item, timeout=0.1)
+                return True
+            except queue.Full:
+                pass
+        return False
+
+    def player() -> None:
+        try:
+            for c, first, count in todo:
+                if stop.is_set():
+                    return
+                res = _play(run_dir, cfg, fns, first, count, threads, check)
+                if not put_waiting((c, first, count, res)):
+                    return
+                del res
+            put_waiting(None)
+        except BaseException as exc:  # delivered to the calling thread
+            events.put(("error", exc))
 
     def writer() -> None:
-        while True:
-            item = waiting.get()
+        while not stop.is_set():
+            try:
+                item = waiting.get(timeout=0.1)
+            except queue.Empty:
+                continue
             if item is None:
+                events.put(("played", None))
                 return
-            if failed:
-                continue  # drain: after a failure nothing more is written
             c, first, count, res = item
             del item
             try:
                 _write(run_dir, cfg, config, c, first, count, res)
-                written.put(count)
-            except BaseException as exc:  # delivered to the playing thread
-                failed.append(exc)
+            except BaseException as exc:
+                events.put(("error", exc))
+                return
             del res
+            events.put(("written", count))
 
-    thread = threading.Thread(target=writer, name="sichuan-writer", daemon=True)
-    thread.start()
-
-    def report() -> None:
-        while not written.empty():
-            on_chunk(written.get())
-        if failed:
-            raise failed[0]
-
+    threads_ = [threading.Thread(target=player, name="sichuan-player", daemon=True),
+                threading.Thread(target=writer, name="sichuan-writer", daemon=True)]
+    for t in threads_:
+        t.start()
     try:
-        for c, first, count in todo:
-            report()
-            res = _play(run_dir, cfg, fns, first, count, threads, check)
-            waiting.put((c, first, count, res))
-            del res
-        waiting.put(None)
-        thread.join()
-        report()
-    except BaseException:
-        failed.append(RunError("stopped"))  # the writer drops what is still queued, then ends
-        waiting.put(None)
-        thread.join(timeout=30)
-        raise
+        while True:
+            try:
+                kind, value = events.get(timeout=0.5)  # a timeout, so Ctrl-C is seen at once
+            except queue.Empty:
+                continue
+            if kind == "error":
+                raise value
+            if kind == "played":
+                return
+            on_chunk(value)
+    finally:
+        stop.set()  # the player drops what it plays; the writer ends after the shard it is writing
+        threads_[1].join(timeout=30)
 
 
 class DaskExecutor:
@@ -232,6 +267,14 @@ def _strategy_files(cfg: RunConfig) -> dict[str, str]:
     return user_files(parse_seats(",".join(cfg.seats)))
 
 
+def _strategy_paths(cfg: RunConfig) -> dict[str, str]:
+    """{path as the seats give it: absolute path} of the run's user strategy files, so its hands
+    can be traced from any directory (``simcore.runs``)."""
+    from strategies.registry import user_paths
+
+    return user_paths(",".join(cfg.seats))
+
+
 def _read_manifest(run_dir: Path) -> dict:
     try:
         return rio.read_manifest(run_dir)
@@ -247,6 +290,11 @@ def _check_existing(d: ManagedDir, cfg: RunConfig) -> dict | None:
         return None
     mine = cfg.identity()
     theirs = {k: old.get("config", {}).get(k) for k in mine}
+    if isinstance(theirs["rules"], dict) and isinstance(theirs["rules"].get("options"), dict):
+        # an option added since the run was written: it played the option's default
+        defaults = RuleSet().options()
+        theirs["rules"] = dict(theirs["rules"], options={**{k: defaults[k] for k in mine["rules"]["options"]
+                                                            if k in defaults}, **theirs["rules"]["options"]})
     for key in ("rules", "seats", "seed", "mode", "chunk_hands"):
         if theirs[key] != mine[key]:
             what = {"rules": "a different rule set", "seats": "different seats", "seed": "a different seed",
@@ -332,7 +380,7 @@ def _play_chunks(run_dir: Path, cfg: RunConfig, todo, executor, own: bool, worke
         while left or pending:
             while left and len(pending) < in_flight:
                 c, first, count = left.pop(0)
-                fut = executor.submit(play_chunk, str(run_dir), config, c, first, count, threads, check)
+                fut = _submit(executor, own, play_chunk, str(run_dir), config, c, first, count, threads, check)
                 pending[fut] = (c, first, count)
             finished, _ = cf.wait(pending, return_when=cf.FIRST_COMPLETED)
             for fut in finished:
@@ -342,13 +390,56 @@ def _play_chunks(run_dir: Path, cfg: RunConfig, todo, executor, own: bool, worke
                 except (StrategyAnswerError, InvariantError) as exc:
                     raise RunError(str(exc)) from None
                 on_chunk(count)
-    except BaseException:
-        for fut in pending:
-            fut.cancel()
+    except BaseException as exc:
+        if own and isinstance(exc, KeyboardInterrupt):
+            # the pool fails the futures of the workers stopped (a future cancelled first would
+            # make its manager thread raise, Python 3.11)
+            _stop_workers(executor)
+            executor.shutdown(wait=False)
+            own = False
+        else:
+            for fut in pending:
+                fut.cancel()
         raise
     finally:
         if own:
             executor.shutdown(wait=True, cancel_futures=True)
+
+
+def _submit(executor, shield: bool, fn, *args):
+    """``executor.submit``; with ``shield``, SIGINT is blocked meanwhile, so a worker process it
+    starts inherits the block: Ctrl-C, sent to the whole process group, then reaches only this
+    process, which stops the workers (no traceback from each). A Ctrl-C meanwhile is held until
+    the submit is done, so a worker is never left half started."""
+    import signal
+
+    if (not shield or not hasattr(signal, "pthread_sigmask")
+            or threading.current_thread() is not threading.main_thread()):
+        return executor.submit(fn, *args)
+    held: list = []
+    handler = signal.signal(signal.SIGINT, lambda *_: held.append(1))
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        fut = executor.submit(fn, *args)
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+        signal.signal(signal.SIGINT, signal.SIG_DFL if handler is None else handler)
+    if held and callable(handler):
+        handler(signal.SIGINT, None)  # Python's default raises KeyboardInterrupt
+    return fut
+
+
+def _stop_workers(executor) -> None:
+    """Stop a process pool's workers mid-chunk: a chunk's shards are renamed into place only when
+    all four are written, so what is complete stays complete and the rest is played again."""
+    stop = getattr(executor, "terminate_workers", None)  # Python 3.14
+    if stop is not None:
+        stop()
+        return
+    for proc in list((getattr(executor, "_processes", None) or {}).values()):
+        proc.terminate()
+    for proc in list((getattr(executor, "_processes", None) or {}).values()):
+        proc.join(timeout=5)
 
 
 def run(run_dir: str | os.PathLike, cfg: RunConfig, workers: int | None = None, check: bool = False,
@@ -375,6 +466,7 @@ def run(run_dir: str | os.PathLike, cfg: RunConfig, workers: int | None = None, 
             "hands_per_match": cfg.rules.hands_per_match if cfg.match_mode else None,
             "chunks": len(chunks),
             "strategy_files": _strategy_files(cfg),
+            "strategy_paths": _strategy_paths(cfg),
             "complete": not todo,
             "timings": d.timings(old),
         }
@@ -398,12 +490,17 @@ def run(run_dir: str | os.PathLike, cfg: RunConfig, workers: int | None = None, 
                 _play_chunks(run_dir, cfg, todo, executor, own, workers, check, on_chunk)
             except OSError as exc:
                 raise RunError(_write_failure(run_dir, cfg, exc)) from None
+            except KeyboardInterrupt:
+                n = len(rio.complete_chunks(run_dir) & {c for c, _, _ in chunks})
+                raise RunInterrupted(f"interrupted: {n} of {len(chunks)} chunks complete; run the same command "
+                                     "again to resume") from None
         elapsed = time.perf_counter() - t0
         rio.remove_partial(run_dir, rio.complete_chunks(run_dir))  # temp files of retried tasks
         manifest["complete"] = True
         t = d.end_session(manifest["timings"], elapsed)
         played = sum(count for c, _, count in todo) * cfg.hands_per_item
         t["last_session_hands_per_second"] = round(played / elapsed, 1) if elapsed > 0 and played else None
+        t["last_session_hands"] = played
         try:
             d.write_manifest(manifest)
         except OSError as exc:

@@ -3,6 +3,7 @@ the dealer and scores the run recorded before the hand."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pyarrow.compute as pc
@@ -18,6 +19,34 @@ def _rows_of_hand(run_dir: Path, table: str, g: int, columns):
     return load(run_dir, tables=[table], columns={table: columns}, filter=pc.field("hand") == g)[table].to_dict("records")
 
 
+def _loadable_seats(run_dir: Path, manifest: dict, seats) -> list[str]:
+    """The run's seats with each user strategy file at the absolute path the run recorded, so a
+    trace works from any directory; refused when a file (or a .py file beside it) changed, since
+    the trace would not be the run's hand. Older runs recorded only {absolute path: hash}: a
+    relative path is matched to the one recorded path that ends with it."""
+    from strategies.registry import map_user_paths, user_file_hash
+
+    paths = manifest.get("strategy_paths") or {}
+    files = manifest.get("strategy_files") or {}
+
+    def where(path: str) -> str:
+        if path in paths:
+            return paths[path]
+        if Path(path).expanduser().is_absolute():
+            return path
+        tail = os.sep + os.path.normpath(path)
+        found = [p for p in files if p.endswith(tail)]
+        return found[0] if len(found) == 1 else path
+
+    out = [map_user_paths(s, where) for s in seats]
+    for path, digest in files.items():
+        now = user_file_hash(Path(path)) if Path(path).is_file() else "missing"
+        if now != digest:
+            what = "no longer exists" if now == "missing" else "or a .py file beside it changed since the run"
+            raise ValueError(f"strategy file {path} of {run_dir} {what}, so a trace would not replay the run's hands")
+    return out
+
+
 def traced_hands_of_run(run_dir, hands, rules_spec=None, sets=(), seed=None, seats_spec=None) -> list[TracedHand]:
     """Traces of hands of a run; they equal the run's rows for those hands."""
     run_dir = Path(run_dir)
@@ -28,8 +57,10 @@ def traced_hands_of_run(run_dir, hands, rules_spec=None, sets=(), seed=None, sea
     cfg = RunConfig.from_json(manifest["config"])
     from strategies.registry import parse_seats, seat_functions
 
-    fns = seat_functions(parse_seats(",".join(cfg.seats)))
-    out = []
+    from .batch import trace_command
+
+    fns = seat_functions(parse_seats(",".join(_loadable_seats(run_dir, manifest, cfg.seats))))
+    out: list[TracedHand] = []
     for g in hands:
         if g >= cfg.total_hands:
             raise ValueError(f"hand {g} is not in {run_dir}: it has hands 0-{cfg.total_hands - 1}")
@@ -44,6 +75,7 @@ def traced_hands_of_run(run_dir, hands, rules_spec=None, sets=(), seed=None, sea
                                   scores=scores, match=g // hpm, hand_in_match=g % hpm))
         else:
             out.append(trace_hand(cfg.rules, fns, list(cfg.seats), cfg.seed, g))
+        out[-1].hint = trace_command(cfg.rules, cfg.seed, g, run_dir=run_dir)
     return out
 
 

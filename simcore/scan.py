@@ -73,9 +73,23 @@ def _corrupt(path: Path, why: str, manifest: dict | None) -> str:
 
 
 def read_shard(path: Path, columns=None, manifest: dict | None = None) -> pa.Table:
-    """One shard's columns; a shard that cannot be read is a :class:`CorruptShardError`."""
+    """One shard's columns; a shard that cannot be read is a :class:`CorruptShardError`. A
+    shard written before a column was added (``io.ADDED_COLUMNS``) gives it as zeros."""
+    added = rio.ADDED_COLUMNS.get(Path(path).parent.name, ())
     try:
-        return pq.read_table(path, columns=columns, use_threads=False)
+        try:
+            table = pq.read_table(path, columns=columns, use_threads=False)
+        except (pa.ArrowInvalid, KeyError):
+            if columns is None or not any(c in added for c in columns):
+                raise
+            table = pq.read_table(path, columns=[c for c in columns if c not in added], use_threads=False)
+        missing = [c for c in (added if columns is None else columns) if c in added and c not in table.column_names]
+        for c in missing:
+            table = table.append_column(c, rio.added_column(Path(path).parent.name, c, table.num_rows))
+        if missing:
+            order = columns if columns is not None else [name for name, _, _ in rio.COLUMNS[Path(path).parent.name]]
+            table = table.select([c for c in order if c in table.column_names])
+        return table
     except (OSError, pa.ArrowException, ValueError) as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise CorruptShardError(_corrupt(path, first, manifest)) from None

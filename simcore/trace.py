@@ -37,6 +37,8 @@ class TracedHand:
     strategies: list = field(default_factory=list)
     seed: int = 0
     index: int = 0
+    rules: RuleSet | None = None
+    hint: str | None = None     # the command that replays it, for its error message
 
     @property
     def net(self) -> list[int]:
@@ -49,7 +51,13 @@ class TracedHand:
         from .batch import describe_error
 
         names = self.strategies or [f"seat {s}" for s in range(4)]
-        return describe_error(self.hand[0], self.index, names, hint or f"sichuan trace --seed {self.seed} --hand {self.index}")
+        hint = hint or self.hint
+        if hint is None:
+            from .batch import trace_command
+
+            hint = (trace_command(self.rules, self.seed, self.index, self.strategies or None) if self.rules is not None
+                    else f"sichuan trace --seed {self.seed} --hand {self.index}")
+        return describe_error(self.hand[0], self.index, names, hint)
 
 
 def _tiles(counts) -> list[str]:
@@ -58,6 +66,126 @@ def _tiles(counts) -> list[str]:
 
 def _mask_tiles(mask: int) -> list[str]:
     return [tile_text(t) for t in range(N_KINDS) if (int(mask) >> t) & 1]
+
+
+def _melds(S, seat: int) -> list[dict]:
+    n = int(S[E.O_N_MELDS + seat])
+    o = seat * 4
+    return [{"kind": MELD_NAMES[int(S[E.O_MELD_KIND + o + i])], "tile": tile_text(int(S[E.O_MELD_TILE + o + i]))}
+            for i in range(n)]
+
+
+def _held(S, seat: int) -> np.ndarray:
+    return np.array(S[E.O_HAND + seat * N_KINDS:E.O_HAND + (seat + 1) * N_KINDS], np.int64)
+
+
+def _check_fields(rules: RuleSet, S, seat: int, waits: int) -> dict:
+    """What a drawn-hand check saw, beyond TRACE.md's fields: the seat's tiles and sets, its void
+    tiles still held (what makes a pig), and each wait's base as a discard win (the check's
+    value is the best of them). Read from the hand's final state: nothing moves after the checks."""
+    hand = _held(S, seat)
+    void = int(S[E.O_VOID + seat])
+    values = {}
+    if waits:
+        tab = load_tables()
+        R = rules.to_array()
+        meld_cnt = np.array(S[E.O_MELD_CNT + seat * N_KINDS:E.O_MELD_CNT + (seat + 1) * N_KINDS], np.int64)
+        pats = np.zeros(ev.N_PATTERNS, np.int64)
+        for t in range(N_KINDS):
+            if (waits >> t) & 1:
+                hand[t] += 1
+                fan = ev.score_patterns(tab, hand, np.int64(void), np.int64(S[E.O_N_MELDS + seat]), meld_cnt,
+                                        np.int64(S[E.O_N_KONGS + seat]), np.int64(0), R, pats)
+                hand[t] -= 1
+                values[tile_text(t)] = int(ev.base_of(fan, R))
+    void_tiles = [tile_text(t) for t in range(N_KINDS) if t // 9 == void for _ in range(int(hand[t]))]
+    return {"tiles": _tiles(hand), "melds": _melds(S, seat), "void_tiles": void_tiles, "wait_values": values}
+
+
+def _why(S, kind: int, seat: int, q: int, ans: int) -> str:
+    """Why the engine refused an answer, from the state it stopped in (the seat's view holds the
+    options it was offered)."""
+    from .view import (A_KONG, A_WIN, C_KONG, C_PASS, C_PUNG, C_WIN, N_SCRATCH, PACK3_END, Q_CLAIM, Q_EXCHANGE,
+                       Q_ROB, Q_TURN, Q_VOID, V_CAN_KONG, V_CAN_PUNG, V_CAN_WIN, V_KONG_MASK, V_SCRATCH, V_TILE,
+                       VIEW_LEN, slot_name, unpack3)
+
+    if kind == rec.ERR_VIEW_WRITE:
+        return (f"it wrote view slot {ans} ({slot_name(ans)}); a strategy may write only its scratch slots "
+                f"{V_SCRATCH}-{V_SCRATCH + N_SCRATCH - 1}")
+    if kind == rec.ERR_INVARIANT:
+        what = rec.INVARIANTS.get(ans, f"invariant {ans}")
+        return f"the engine broke its invariant: {what} (a bug: please report it)"
+    v = E.O_VIEWS + seat * VIEW_LEN
+    hand = _held(S, seat)
+    void = int(S[E.O_VOID + seat])
+    suit = SUITS[void] if 0 <= void < 3 else None
+
+    def has(t):
+        return 0 <= t < N_KINDS and hand[t] > 0
+
+    if q == Q_EXCHANGE:
+        if not 0 <= ans < PACK3_END:
+            return "an exchange answer is three tiles packed with pack3(a, b, c)"
+        tiles = [int(x) for x in unpack3.py_func(ans)]
+        if any(t >= N_KINDS for t in tiles):
+            return "an exchange answer is three tiles packed with pack3(a, b, c)"
+        if len({t // 9 for t in tiles}) > 1:
+            return "the three tiles passed must be of one suit"
+        short = [t for t in sorted(set(tiles)) if hand[t] < tiles.count(t)]
+        if not short:
+            return "the engine refused this exchange"
+        return f"it holds {int(hand[short[0]])} of {tile_text(short[0])}, not {tiles.count(short[0])}"
+    if q == Q_VOID:
+        return "a void suit is 0 (m), 1 (p) or 2 (s)"
+    if q == Q_TURN:
+        if ans == A_WIN:
+            return "no win was offered (the view's V_CAN_WIN is 0: the tiles do not win here)"
+        if A_KONG <= ans < A_KONG + N_KINDS:
+            mask = int(S[v + V_KONG_MASK])
+            offered = ", ".join(_mask_tiles(mask)) or "none"
+            return f"no kong of {tile_text(ans - A_KONG)} was offered (V_KONG_MASK offers: {offered})"
+        if not 0 <= ans < N_KINDS:
+            return "a turn's answer is a tile 0-26 to discard, A_KONG + tile or A_WIN"
+        if not has(ans):
+            return f"it holds no {tile_text(ans)}"
+        drawn = int(S[v + V_TILE])
+        if S[E.O_LOCKED + seat]:
+            return f"a locked blood-flow winner discards the tile it drew ({tile_text(drawn)})"
+        if suit is not None and ans // 9 != void:
+            held = [tile_text(t) for t in range(void * 9, void * 9 + 9) for _ in range(int(hand[t]))]
+            return f"it still holds tiles of its void suit {suit} ({_group(held)}) and must discard those first"
+        return "the engine refused this discard"
+    if q in (Q_CLAIM, Q_ROB):
+        names = {C_PASS: "pass", C_WIN: "win", C_PUNG: "pung", C_KONG: "kong"}
+        slots = (("win", V_CAN_WIN),)
+        if q == Q_CLAIM:
+            slots += (("pung", V_CAN_PUNG), ("kong", V_CAN_KONG))
+        offered = ["pass"] + [n for n, slot in slots if S[v + slot]]
+        return f"{names.get(ans, f'{ans} is not an answer')} was not offered (offered: {', '.join(offered)})"
+    return f"question {q} has no such answer"
+
+
+def _error_event(S, hand, strategies) -> dict:
+    """The answer (or broken invariant) that stopped the hand, and why."""
+    from .batch import _answer_text
+    from .view import QUESTION_NAMES
+
+    kind = int(hand[0, rec.H_ERROR])
+    seat = int(hand[0, rec.H_ERR_SEAT])
+    q = int(hand[0, rec.H_ERR_QUESTION])
+    ans = int(hand[0, rec.H_ERR_ANSWER])
+    named = 0 <= seat < 4
+    kinds = {int(rec.ERR_ILLEGAL): "illegal_answer", int(rec.ERR_VIEW_WRITE): "view_write"}
+    out = {"kind": kinds.get(kind, "invariant"),
+           "seat": seat if named else None,
+           "strategy": strategies[seat] if named and seat < len(strategies) else None,
+           "question": QUESTION_NAMES[q] if 0 <= q < len(QUESTION_NAMES) else None}
+    if kind != rec.ERR_INVARIANT:
+        out["answer"] = _answer_text(q, ans) if kind == rec.ERR_ILLEGAL else ans
+        if named:
+            out["tiles"] = _tiles(_held(S, seat))
+    out["why"] = _why(S, kind, seat, q, ans)
+    return out
 
 
 def run_traced(rules: RuleSet, players, seed: int, g: int, dealer: int, scores=None, *,
@@ -129,7 +257,7 @@ def events_from_log(rules: RuleSet, strategies: list[str], seed: int, g: int, de
                          **{"from": f["from"] if f["from"] >= 0 else None}))
         elif kind == rec.EV_PASS_WIN:
             out.append(e("pass_win", seat=f["seat"], tile=tile_text(f["tile"]), **{"from": f["from"]},
-                         chose=rec.CHOSE[f["chose"]]))
+                         chose=rec.CHOSE[f["chose"]], fan=f["fan"]))
         elif kind == rec.EV_WIN:
             nm = int(row[rec.LW_WIN_N_MELDS])
             melds = [{"kind": MELD_NAMES[int(row[rec.LW_MELD_KINDS + i])], "tile": tile_text(int(row[rec.LW_MELD_TILES + i]))}
@@ -144,12 +272,15 @@ def events_from_log(rules: RuleSet, strategies: list[str], seed: int, g: int, de
                          reason=rec.REASONS[f["reason"]]))
         elif kind == rec.EV_CHECK:
             out.append(e("check", seat=f["seat"], pig=bool(f["pig"]), ready=bool(f["ready"]),
-                         waits=_mask_tiles(f["waits"]), best_base=f["best_base"]))
+                         waits=_mask_tiles(f["waits"]), best_base=f["best_base"],
+                         **_check_fields(rules, S, f["seat"], f["waits"])))
         elif kind == rec.EV_END:
             net = [int(x) for x in seat[0, :, rec.S_NET]]
             out.append(e("end", reason=rec.END_REASONS[f["reason"]], net=net,
                          scores=[int(a) + b for a, b in zip(scores0, net)], tiles_left=f["tiles_left"],
                          next_dealer=f["next_dealer"]))
+    if int(hand[0, rec.H_ERROR]) != rec.ERR_NONE:
+        out.append(e("error", **_error_event(S, hand, list(strategies))))
     return out
 
 
@@ -161,7 +292,7 @@ def trace_hand(rules: RuleSet, fns, strategies: list[str], seed: int, g: int, de
     scores0 = [0, 0, 0, 0] if scores is None else [int(x) for x in scores]
     S, L, hand, seat, win, pay = run_traced(rules, fns, seed, g, dealer, scores0, **kw)
     events = events_from_log(rules, strategies, seed, g, dealer, scores0, S, L, hand, seat, match, hand_in_match)
-    return TracedHand(events, hand, seat, win, pay, S, strategies=list(strategies), seed=seed, index=g)
+    return TracedHand(events, hand, seat, win, pay, S, strategies=list(strategies), seed=seed, index=g, rules=rules)
 
 
 def to_jsonl(events) -> str:
@@ -205,7 +336,8 @@ def to_text(events) -> str:
             src = f" from seat {ev_['from']}" if ev_["from"] is not None else ""
             lines.append(f"kong      seat {ev_['seat']} {ev_['tile']} {ev_['kind']}{src}")
         elif k == "pass_win":
-            lines.append(f"pass_win  seat {ev_['seat']} could win on {ev_['tile']} from seat {ev_['from']}, chose {ev_['chose']}")
+            lines.append(f"pass_win  seat {ev_['seat']} could win on {ev_['tile']} from seat {ev_['from']}"
+                         + (f" ({ev_['fan']} fan)" if "fan" in ev_ else "") + f", chose {ev_['chose']}")
         elif k == "win":
             src = f"from seat {ev_['from']}" if ev_["from"] is not None else "self-drawn"
             melds = " ".join(f"[{m['kind']} {m['tile']}]" for m in ev_["melds"])
@@ -215,9 +347,26 @@ def to_text(events) -> str:
         elif k == "payment":
             lines.append(f"payment   {ev_['payer']} -> {ev_['payee']}  {ev_['amount']:>3}  {ev_['reason']}")
         elif k == "check":
-            state = "pig" if ev_["pig"] else ("ready on " + _group(ev_["waits"]) + f" (best {ev_['best_base']})"
-                                              if ev_["ready"] else "not ready")
-            lines.append(f"check     seat {ev_['seat']}: {state}")
+            values = ev_.get("wait_values") or {}
+            if ev_["pig"]:
+                state = "flower pig" + (f", still holds {_group(ev_['void_tiles'])} of its void suit"
+                                        if ev_.get("void_tiles") else "")
+            elif ev_["ready"]:
+                waits = (" ".join(f"{t} (base {b})" for t, b in values.items()) if values else _group(ev_["waits"]))
+                state = f"ready on {waits}, best {ev_['best_base']}"
+            else:
+                state = "not ready"
+            held = ""
+            if "tiles" in ev_:
+                held = f" | {_group(ev_['tiles'])}" + "".join(f" [{m['kind']} {m['tile']}]" for m in ev_["melds"])
+            lines.append(f"check     seat {ev_['seat']}: {state}{held}")
+        elif k == "error":
+            label = {"illegal_answer": "ILLEGAL", "view_write": "VIEW WRITE"}.get(ev_["kind"], "INVARIANT")
+            who = f"seat {ev_['seat']} ({ev_['strategy']}) " if ev_["seat"] is not None else ""
+            q = f"{ev_['question']} question: " if ev_["question"] else ""
+            ans = f"{ev_['answer']}: " if ev_["kind"] == "illegal_answer" else ""
+            held = f" | holds {_group(ev_['tiles'])}" if "tiles" in ev_ else ""
+            lines.append(f"{label:<9} {who}{q}{ans}{ev_['why']}{held}")
         elif k == "end":
             lines.append(f"end       {ev_['reason']}  net {ev_['net']}  scores {ev_['scores']}  "
                          f"{ev_['tiles_left']} left  next dealer {ev_['next_dealer']}")

@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from simcore.messages import did_you_mean
 from simcore.view import N_PARAMS, N_SCRATCH
 
 _DECLARED: dict = {}
@@ -62,7 +63,9 @@ class Param:
         where = f"strategy {owner!r}, parameter {self.name}"
         if self.kind == "choice":
             if t not in self.allowed:
-                raise ParamError(f"{where}: {t!r} is not one of {', '.join(self.allowed)}")
+                hint = did_you_mean(t, self.allowed).strip()
+                raise ParamError(f"{where}: {t!r} is not one of {', '.join(self.allowed)}"
+                                 + (f"; {hint}" if hint else ""))
             return t
         try:
             value = int(t) if self.kind == "int" else float(t)
@@ -145,7 +148,8 @@ def resolve_values(params: tuple[Param, ...], given: dict[str, str], owner: str)
     for name in given:
         if name not in known:
             names = ", ".join(known) or "none"
-            raise ParamError(f"strategy {owner!r} has no parameter {name!r} (its parameters: {names})")
+            raise ParamError(f"strategy {owner!r} has no parameter {name!r} ({did_you_mean(name, known)}"
+                             f"its parameters: {names})")
     return tuple((p.name, p.parse(given[p.name], owner) if p.name in given else p.default) for p in params)
 
 

@@ -22,6 +22,7 @@ from pathlib import Path
 import numba as nb
 import numpy as np
 
+from simcore.messages import did_you_mean
 from simcore.view import N_PARAMS, SETUP_LEN, SETUP_SCRATCH, STRATEGY_SIG
 
 from . import exchange as _exchange
@@ -98,10 +99,7 @@ def _is_user(name: str) -> bool:
 
 
 def _closest(name: str, known) -> str:
-    import difflib
-
-    match = difflib.get_close_matches(name, list(known), n=1, cutoff=0.6)
-    return f"did you mean {match[0]!r}? " if match else ""
+    return did_you_mean(name, known)
 
 
 def split_top(text: str, sep: str, what: str) -> list[str]:
@@ -178,7 +176,8 @@ def parse_seat(spec: str) -> SeatSpec:
             raise StrategyError(f"seat spec {spec!r}: {part!r} should be exchange=POLICY or void=POLICY")
         key, value = (x.strip() for x in part.split("=", 1))
         if key not in opts:
-            raise StrategyError(f"seat spec {spec!r}: unknown part {key!r} (expected exchange= or void=)")
+            raise StrategyError(f"seat spec {spec!r}: unknown part {key!r} ({did_you_mean(key, opts)}"
+                                "expected exchange= or void=)")
         if key in seen:
             raise StrategyError(f"seat spec {spec!r}: {key}= given twice")
         seen.add(key)
@@ -234,6 +233,39 @@ def user_files(seats) -> dict[str, str]:
             if _is_user(name):
                 path = user_file(name)
                 out[str(path)] = user_file_hash(path) if path.is_file() else "missing"
+    return out
+
+
+def map_user_paths(spec: str, fn) -> str:
+    """``spec`` (one seat or ``A,B,C,D``) with each user strategy's path replaced by ``fn(path)``;
+    built-ins and parameters unchanged. Spec files resolve paths against their folder with it,
+    and a run's trace loads its files from their recorded absolute paths."""
+    seats = []
+    for seat in split_top(spec, ",", "seats"):
+        parts = []
+        for i, part in enumerate(split_top(seat, "+", "seat spec")):
+            key, eq, rest = part.partition("=") if i else ("", "", part)
+            if i and not eq:
+                key, rest = "", part
+            name, bracket, params = rest.strip().partition("[")
+            if _is_user(name):
+                path, _, func = name.strip().rpartition(":")
+                name = f"{fn(path)}:{func}"
+            parts.append(f"{key.strip()}{eq}{name.strip()}{bracket}{params}")
+        seats.append("+".join(parts))
+    return ",".join(seats)
+
+
+def user_paths(spec: str) -> dict[str, str]:
+    """{path as given: absolute path} of every user strategy file ``spec`` names (a run keeps
+    the seats as given, and these, so its trace works from any directory)."""
+    out: dict[str, str] = {}
+
+    def note(path: str) -> str:
+        out[path] = str(Path(path).expanduser().resolve())
+        return path
+
+    map_user_paths(spec, note)
     return out
 
 

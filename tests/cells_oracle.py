@@ -1,6 +1,7 @@
 """The cells report as computed before it streamed (the oracle of tests/test_experiments.py).
 
-Per-cell statistics of a ``cells`` experiment: flower pigs, spread of net, matches, payments.
+Per-cell statistics of a ``cells`` experiment: flower pigs, spread of net, matches, payments,
+fan patterns, how hands end (the last two written for the oracle, from whole tables with pandas).
 
 Sections (a spec's ``show`` picks which are computed and printed):
 
@@ -19,6 +20,11 @@ Sections (a spec's ``show`` picks which are computed and printed):
   sample size (clustered on the match: the four totals of a match sum to zero).
 - ``reasons``: the share of all points paid for each payment reason (ratio of sums over hands,
   95% delta-method interval clustered on the hand) and the points per hand moved by each.
+- ``patterns``: of all wins, the share in which each fan pattern scores (fan > 0), Wilson 95%
+  over the effective sample size clustered on the hand; the mean base of those wins and of all
+  wins, a ratio of per-hand sums with a 95% delta-method interval clustered on the hand.
+- ``ends``: the share of hands ending with the wall exhausted (Wilson 95%); the points moved per
+  hand, net (half the sum of |net| over the four seats), mean with a normal 95% interval, SD.
 """
 
 from __future__ import annotations
@@ -31,6 +37,7 @@ import pandas as pd
 
 from simcore import records
 from simcore.analysis import Z95, mean_ci, wilson
+from simcore.evaluate import PATTERNS
 
 from experiments.execute import ExperimentError, read_manifest, run_dirs
 from summary_oracle import load_complete_run
@@ -46,6 +53,11 @@ DEFINITIONS = {
     "matches": "a seat's total over a match (or a block of independent hands); SD clustered on the match; "
                "P(total <= -threshold), Wilson 95% (effective n = n / design effect of the match, >= 1)",
     "reasons": "share of all points paid, by payment reason; 95% delta-method interval clustered on the hand",
+    "patterns": "share of all wins in which each fan pattern scores (fan > 0), Wilson 95% (effective n = wins / "
+                "design effect of the hand, >= 1); mean base of those wins and of all wins, a ratio of sums over "
+                "hands with a 95% delta-method interval clustered on the hand",
+    "ends": "share of hands ending with the wall exhausted, Wilson 95%; points moved per hand, net = half the sum "
+            "of |net| over the four seats, mean with a normal 95% interval over hands",
 }
 
 
@@ -198,9 +210,54 @@ def reason_stats(payments: pd.DataFrame, hand_ids: np.ndarray) -> dict:
     return out
 
 
+def _ratio_ci(x: pd.Series, y: pd.Series) -> tuple:
+    """sum(x) / sum(y) over hands (every hand, zeros included) with the delta-method 95% interval."""
+    n, sy = len(x), float(y.sum())
+    if sy <= 0:
+        return (None, None, None)
+    r = float(x.sum()) / sy
+    if n < 2:
+        return (_f(r), None, None)
+    se = math.sqrt(float((x - r * y).var(ddof=1)) / n) / (sy / n)
+    return (_f(r), _f(r - Z95 * se), _f(r + Z95 * se))
+
+
+def pattern_stats(wins: pd.DataFrame, hand_ids: np.ndarray) -> dict:
+    n = len(hand_ids)
+    per_hand = lambda col: wins.groupby("hand")[col].sum().reindex(hand_ids, fill_value=0)  # noqa: E731
+    w = wins.assign(one=1)
+    count = w.groupby("hand")["one"].sum().reindex(hand_ids, fill_value=0)
+    base, lo, hi = _ratio_ci(per_hand("base"), count)
+    out = {"hands": n, "wins": len(wins), "wins_per_hand": _f(len(wins) / n) if n else None,
+           "base": base, "base_low": lo, "base_high": hi, "patterns": {}}
+    groups = pd.factorize(wins["hand"], sort=False)[0]
+    for p in PATTERNS:
+        has = (wins[p].fillna(0) > 0).to_numpy()
+        wc = wilson_clustered(has, groups)
+        sub = w[has]
+        b, blo, bhi = _ratio_ci(sub.groupby("hand")["base"].sum().reindex(hand_ids, fill_value=0),
+                                sub.groupby("hand")["one"].sum().reindex(hand_ids, fill_value=0))
+        out["patterns"][p] = {"wins": int(has.sum()), "share": wc["rate"], "share_low": wc["low"],
+                              "share_high": wc["high"], "deff": wc["deff"], "base": b, "base_low": blo,
+                              "base_high": bhi}
+    return out
+
+
+def end_stats(hands: pd.DataFrame, seats: pd.DataFrame) -> dict:
+    n = len(hands)
+    k = int((hands["end_reason"].astype(str) == "wall_exhausted").sum())
+    rate, lo, hi = _wilson(k, n)
+    moved = seats["net"].abs().groupby(seats["hand"]).sum() / 2
+    m, mlo, mhi = _mean_ci(moved.to_numpy(float))
+    return {"hands": n, "wall_exhausted": k, "rate": rate, "rate_low": lo, "rate_high": hi,
+            "net_moved": m, "net_moved_low": mlo, "net_moved_high": mhi,
+            "net_moved_sd": _f(moved.std(ddof=1))}
+
+
 def cell_stats(run_dir: Path, sections, threshold: int, expect_hands: int) -> dict:
     cols = {"seats": ["hand", "match", "seat", "net", "flower_pig", "net_flower_pig"],
-            "hands": ["hand", "end_reason"], "payments": ["hand", "amount", "reason"], "wins": ["hand"]}
+            "hands": ["hand", "end_reason"], "payments": ["hand", "amount", "reason"],
+            "wins": ["hand", "base", *PATTERNS]}
     run = load_complete_run(run_dir, cols, expect_hands)
     cfg = run.manifest["config"]
     hpm = int(cfg["rules"]["options"]["hands_per_match"])
@@ -215,6 +272,10 @@ def cell_stats(run_dir: Path, sections, threshold: int, expect_hands: int) -> di
         d["matches"] = match_stats(run.seats, hpm, threshold)
     if "reasons" in sections:
         d["reasons"] = reason_stats(run.payments, hands)
+    if "patterns" in sections:
+        d["patterns"] = pattern_stats(run.wins, hands)
+    if "ends" in sections:
+        d["ends"] = end_stats(run.hands, run.seats)
     return d
 
 

@@ -15,7 +15,8 @@ the same wall by the same dealer (wall g depends only on (seed, g)).
   ``var_X`` is the variance of X's single-seat net per hand, pooled over its rotations.
 - Variance removed by pairing: ``1 - var(d) / var_unpaired``.
 - Walls needed for a 95% interval of full width W: ``ceil((2 * 1.96 * sd(d) / W) ** 2)``;
-  hands needed: ``walls * 4 * arms`` (every arm plays every wall in four rotations).
+  hands needed: ``walls * tables``, the experiment's distinct runs (4 rotations per arm,
+  identical runs played once), each of which plays every wall.
 """
 
 from __future__ import annotations
@@ -38,7 +39,9 @@ DEFINITIONS = [
     "the reference is the baseline unless --vs names another arm",
     "var removed = 1 - var(diff per wall) / var_unpaired, var_unpaired = (var_arm_seat + var_ref_seat) / 4: "
     "unpaired play with the same hands averages 4 independent seat-hands per arm per wall",
-    "walls needed for a 95% interval of full width W = ceil((2 * 1.96 * sd(diff) / W)^2); hands = walls * 4 * arms",
+    "walls needed for a 95% interval of full width W = ceil((2 * 1.96 * sd(diff) / W)^2); hands = walls x tables "
+    "(4 rotations per arm, identical tables played once: an arm equal to the field plays the field's own table)",
+    "hands played = walls x tables, as in the first line: every row's comparison is on the same walls",
 ]
 
 _COLS = {"seats": ["hand", "seat", "net"], "hands": ["hand"], "payments": ["hand"], "wins": ["hand"]}
@@ -96,6 +99,7 @@ def comparison(exp_dir, width: float | None = None, manifest: dict | None = None
     sc = pd.DataFrame({arm: df.mean(axis=1) for arm, df in nets.items()})
     walls = len(sc)
     n_arms = len(nets)
+    tables = len({d for e in manifest["layout"].values() for d in e["runs"]})  # identical runs are shared
     base = spec["baseline"] if vs is None else vs
     var_seat = {arm: float(np.var(df.to_numpy().ravel(), ddof=1)) if walls > 1 else math.nan for arm, df in nets.items()}
     rows = []
@@ -123,13 +127,13 @@ def comparison(exp_dir, width: float | None = None, manifest: dict | None = None
             "diff": _f(mean_d), "diff_low": _f(mean_d - half), "diff_high": _f(mean_d + half),
             "sd_diff": _f(sd_d), "var_unpaired": _f(var_unp), "unpaired_half_width": _f(half_unp),
             "variance_removed": _f(removed),
-            "walls_needed": walls_needed, "hands_needed": None if walls_needed is None else walls_needed * 4 * n_arms,
+            "walls_needed": walls_needed, "hands_needed": None if walls_needed is None else walls_needed * tables,
             "walls_needed_unpaired": walls_unp,
-            "hands_needed_unpaired": None if walls_unp is None else walls_unp * 4 * n_arms,
+            "hands_needed_unpaired": None if walls_unp is None else walls_unp * tables,
         })
     return {
         "kind": "duplicate", "name": spec["name"], "description": spec.get("description", ""),
-        "seed": manifest["seed"], "walls": walls, "hands_per_arm": walls * 4, "arms": n_arms,
+        "seed": manifest["seed"], "walls": walls, "hands_per_arm": walls * 4, "arms": n_arms, "tables": tables,
         "hands_played": sum(int(c["n"]) for c in manifest["runs"].values()),
         "field": spec["field"], "baseline": spec["baseline"], "reference": base, "width": width,
         "sweeps": _sweeps(spec["arms"]), "rows": rows, "definitions": DEFINITIONS,

@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 # hands per shipped experiment: tiny, but every cell and arm plays (cells sized in the spec scale)
 SMALL = {"exchange": 300, "exchange-efficient": 300, "void": 300, "void-efficient": 300, "flower-pigs": 800,
-         "battle-vs-flow": 400}
+         "battle-vs-flow": 400, "rule-sets": 400}
 SEED = 5
 
 _made: dict[str, Path] = {}
@@ -24,7 +24,7 @@ def run_cli(*args, expect=0):
 
 
 def small_experiments(tmp_path_factory) -> Path:
-    """A directory holding exchange/, void/, flower-pigs/ and battle-vs-flow/ run at SMALL sizes."""
+    """A directory holding every shipped experiment (exchange/, void/, ..., rule-sets/) run at SMALL sizes."""
     if "root" not in _made:
         root = tmp_path_factory.mktemp("experiments")
         for name, hands in SMALL.items():

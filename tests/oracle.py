@@ -404,11 +404,13 @@ class Value:
 
 
 def fan_value(hand, void, melds, options: dict, *, self_draw=False, kong_replacement=False,
-              robbing_kong=False, last_tile=False, heavenly=False, earthly=False) -> Value | None:
+              robbing_kong=False, last_tile=False, heavenly=False, earthly=False,
+              kong_discard=False) -> Value | None:
     """Best fan over all decompositions (RULES.md: Fan patterns); None if the hand does not win.
 
-    ``options`` is ``RuleSet.options()``. ``self_draw`` adds no pattern (it only changes
-    settlement) and is accepted for symmetry."""
+    ``options`` is ``RuleSet.options()`` (an option an older rule set lacks counts 0). A
+    ``self_draw`` win scores the self_draw pattern (0 fan in the four seed presets);
+    ``kong_discard``: the win is on the discard that ends a kong seat's turn."""
     h = as_counts(hand)
     ml = meld_list(melds)
     k = len(ml)
@@ -436,6 +438,10 @@ def fan_value(hand, void, melds, options: dict, *, self_draw=False, kong_replace
         common["robbing_kong"] = options["fan_robbing_kong"]
     if last_tile:
         common["last_tile"] = options["fan_last_tile"]
+    if kong_discard:
+        common["kong_discard"] = options.get("fan_kong_discard", 0)
+    if self_draw:
+        common["self_draw"] = options.get("fan_self_draw", 0)
     candidates = []
     for _pair, sets in regular_decompositions(h, k):
         pats = dict(common)

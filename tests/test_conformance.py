@@ -161,7 +161,7 @@ def test_a_write_outside_scratch_fails_naming_the_slot(bots):
     report = check_spec(f"{bots}:vandal", situations=2_000)
     assert not report.ok
     msg = report.first_failure()
-    assert "wrote to view slot 11 (V_WALL_LEFT)" in msg and "sichuan trace --rules" in msg
+    assert "wrote to view slot 11 (V_WALL_LEFT)" in msg and "sichuan trace --seats" in msg and "--seed 0" in msg
 
 
 def test_a_write_into_the_tables_fails_and_is_undone(bots):

@@ -17,6 +17,7 @@ from mahjong.shanten import Shanten
 import oracle as O
 from simcore import evaluate as ev
 from simcore import hand as H
+from simcore import rules as R
 from simcore.rules import PRESETS, preset
 from simcore.tables import load_tables
 from simcore.tiles import fmt, parse, tile_text
@@ -335,12 +336,15 @@ def test_ready_value_matches_oracle():
 
 # -- fan patterns, one per pattern per preset ---------------------------------------------------
 
-# The table of RULES.md: Fan patterns, by preset (kawu = battle table: RULES.md: Rulings where the documents are silent).
-_TABLE = dict(all_triplets=(1, 1), seven_pairs=(2, 1), full_flush=(2, 1), four_declared=(1, 1),
-              root=(1, 1), kong_replacement=(1, 1), robbing_kong=(1, 1), last_tile=(1, 0))
-FAN = {p: {name: v[1 if p == "chengdu" else 0] for name, v in _TABLE.items()} for p in PRESETS}
-CAP = dict(battle=4, flow=4, chengdu=6, kawu=5)
-LIMITS = dict(battle=False, flow=False, chengdu=True, kawu=False)
+# The table of RULES.md: Fan patterns, by preset: (battle/flow/kawu, chengdu, tfmj) (kawu = battle
+# table: RULES.md: Rulings where the documents are silent).
+_TABLE = dict(all_triplets=(1, 1, 1), seven_pairs=(2, 1, 2), full_flush=(2, 1, 2), four_declared=(1, 1, 1),
+              root=(1, 1, 1), kong_replacement=(1, 1, 1), robbing_kong=(1, 1, 1), last_tile=(1, 0, 1),
+              kong_discard=(0, 0, 1), self_draw=(0, 0, 0))
+_COLUMN = dict(chengdu=1, tfmj=2)
+FAN = {p: {name: v[_COLUMN.get(p, 0)] for name, v in _TABLE.items()} for p in PRESETS}
+CAP = dict(battle=4, flow=4, chengdu=6, kawu=5, tfmj=3)
+LIMITS = dict(battle=False, flow=False, chengdu=True, kawu=False, tfmj=False)
 
 
 def test_preset_fan_options_follow_rules_table():
@@ -368,7 +372,8 @@ PATTERN_CASES = {
                          {"root": 1, "kong_replacement": 1}, None),
     "robbing_kong": (BASIC, "s", [], dict(robbing_kong=True), {"robbing_kong": 1}, None),
     "last_tile": (BASIC, "s", [], dict(last_tile=True), {"last_tile": 1}, None),
-    "self_draw_adds_no_fan": (BASIC, "s", [], dict(self_draw=True), {}, None),
+    "self_draw": (BASIC, "s", [], dict(self_draw=True), {"self_draw": 1}, None),
+    "kong_discard": (BASIC, "s", [], dict(kong_discard=True), {"kong_discard": 1}, None),
     "heavenly": (BASIC, "s", [], dict(self_draw=True, heavenly=True), {}, "heavenly"),
     "earthly": (BASIC, "s", [], dict(self_draw=True, earthly=True), {}, "earthly"),
     "eighteen_arhats": ("55p", "s", ["1111m", "9999m", "2222p", "8888p"], {},
@@ -473,6 +478,8 @@ def _random_context(rng, c: Case):
             ctx["heavenly" if rng.random() < 0.5 else "earthly"] = True
     elif r < 0.5:
         ctx["robbing_kong"] = True
+    elif r < 0.65:
+        ctx["kong_discard"] = True
     if "robbing_kong" not in ctx and rng.random() < 0.2:
         ctx["last_tile"] = True
     return ctx
@@ -490,9 +497,12 @@ def test_score_matches_oracle_on_random_winning_hands():
         if not O.is_win(c.hand, c.void, c.k):
             continue
         ctx = _random_context(rng, c)
-        p = PRESETS[checked % 4]
-        exp = O.fan_value(c.hand, c.void, c.melds, OPTIONS[p], **ctx)
-        got = H.score(c.hand, c.void_text, c.meld_text, rules=p, **ctx)
+        p = PRESETS[checked % len(PRESETS)]
+        # the new fans at random too, so each is checked in every context
+        opts = dict(OPTIONS[p], fan_kong_discard=int(rng.integers(3)), fan_self_draw=int(rng.integers(3)))
+        exp = O.fan_value(c.hand, c.void, c.melds, opts, **ctx)
+        got = H.score(c.hand, c.void_text, c.meld_text,
+                      rules=R.resolve(p, {k: opts[k] for k in ("fan_kong_discard", "fan_self_draw")}), **ctx)
         if got.fan != exp.fan or got.base != exp.base or got.patterns not in exp.patterns:
             problems.append((c, p, ctx, got, exp))
         checked += 1

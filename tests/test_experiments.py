@@ -42,8 +42,8 @@ def test_shipped_spec_parses_with_sane_defaults(name):
 
 def test_shipped_grids():
     pigs = load_spec("flower-pigs")
-    assert len(pigs.cells) == 3 * 3 * 4
-    assert {c.rules.rules.preset for c in pigs.cells} == {"battle", "flow", "chengdu", "kawu"}
+    assert len(pigs.cells) == 3 * 3 * 5
+    assert {c.rules.rules.preset for c in pigs.cells} == {"battle", "flow", "chengdu", "kawu", "tfmj"}
     # random-void cells are sized smaller, relative to --hands
     sizes = {c.labels["void"]: c.hands_for(80_000) for c in pigs.cells}
     assert sizes == {"fewest": 80_000, "weakest": 80_000, "random": 10_000}
@@ -52,6 +52,31 @@ def test_shipped_grids():
         ("battle", "hands"), ("battle", "matches"), ("flow", "hands"), ("flow", "matches")]
     assert all(len(set(c.seats)) == 1 and c.seats[0].startswith("expert[") and "+exchange=expert[" in c.seats[0]
                for c in bvf.cells)
+    rs = load_spec("rule-sets")
+    assert [c.rules.rules.preset for c in rs.cells] == ["battle", "flow", "chengdu", "kawu", "tfmj"]
+    assert [c.name for c in rs.cells] == ["battle", "flow", "chengdu", "kawu", "tfmj"]
+    assert all(c.mode == "hands" and c.seats == rs.cells[0].seats and c.weight == 1 for c in rs.cells)
+    assert rs.cells[0].seats[0].startswith("expert[") and len(set(rs.cells[0].seats)) == 1
+    assert {"pigs", "spread", "reasons", "patterns", "ends"} == set(rs.show)
+
+
+def test_every_cells_section_is_defined_and_printed(exps):
+    """The spec's sections, the report's definitions and the oracle's are the same list; the text
+    prints each section's table and definition."""
+    import cells_oracle
+
+    from experiments import cells
+    from experiments.spec import SECTIONS
+
+    assert tuple(cells.DEFINITIONS) == SECTIONS and cells_oracle.DEFINITIONS == cells.DEFINITIONS
+    rep = json.loads((exps / "rule-sets" / "report.json").read_text())
+    text = format_text(rep)
+    for heading in ("flower pigs", "net per seat-hand", "share of all points paid", "wins (every win",
+                    "fan patterns: share of wins", "how hands end"):
+        assert heading in text, heading
+    for k in rep["show"]:
+        assert f"- {k}: {cells.DEFINITIONS[k]}" in text
+        assert all(k in c for c in rep["cells"])
 
 
 @pytest.mark.parametrize("name", SHIPPED)
@@ -70,7 +95,7 @@ def test_shipped_experiment_ran_and_reports(exps, name):
                 # expert and weakest choose alike at the start of nearly every hand)
                 assert row["diff_low"] < row["diff"] < row["diff_high"]
                 assert 0 < row["variance_removed"] < 1 and row["walls_needed"] > 0
-                assert row["hands_needed"] == row["walls_needed"] * 4 * rep["arms"]
+                assert row["hands_needed"] == row["walls_needed"] * len(m["runs"])
     else:
         assert len(rep["cells"]) == len(load_spec(name).cells)
 
@@ -144,7 +169,9 @@ def test_paired_statistics_match_their_definitions(exps):
         if arm != base:
             assert row["variance_removed"] == pytest.approx(1 - sd ** 2 / var_unp)
             assert row["walls_needed"] == math.ceil((2 * Z95 * sd / 0.5) ** 2)
-            assert row["hands_needed"] == row["walls_needed"] * 4 * rep["arms"]
+            # every distinct table plays every wall once (an arm equal to the field plays one table)
+            tables = {r for e in read_manifest(d)["layout"].values() for r in e["runs"]}
+            assert row["hands_needed"] == row["walls_needed"] * len(tables)
         else:
             assert row["diff"] == 0 and row["sd_diff"] == 0 and row["walls_needed"] == 0
 
@@ -218,6 +245,61 @@ def test_cells_statistics(exps):
         assert c["pigs"]["seat_hands"] == len(s)
         p = c["pigs"]
         assert p["rate_low"] <= p["rate"] <= p["rate_high"] and p["deff"] >= 1
+
+
+def test_rule_sets_statistics(exps):
+    """The patterns and ends sections of every preset, against the runs' tables directly."""
+    from simcore.evaluate import PATTERNS
+
+    rep = json.loads((exps / "rule-sets" / "report.json").read_text())
+    assert [c["preset"] for c in rep["cells"]] == ["battle", "flow", "chengdu", "kawu", "tfmj"]
+    for c in rep["cells"]:
+        run = analysis.load(exps / "rule-sets" / c["cell"])
+        w, p, e = run.wins, c["patterns"], c["ends"]
+        assert p["wins"] == len(w) and p["wins_per_hand"] == pytest.approx(len(w) / len(run.hands))
+        assert p["base"] == pytest.approx(w["base"].mean()) and p["base_low"] < p["base"] < p["base_high"]
+        assert set(p["patterns"]) == set(PATTERNS)
+        for name, x in p["patterns"].items():
+            has = w[name] > 0
+            assert x["wins"] == int(has.sum()) and x["share"] == pytest.approx(has.mean())
+            assert x["share_low"] <= x["share"] <= x["share_high"] and x["deff"] >= 1
+            if has.any():
+                assert x["base"] == pytest.approx(w.loc[has, "base"].mean())
+            else:
+                assert x["base"] is None and x["share_low"] == 0
+        exhausted = int((run.hands["end_reason"] == "wall_exhausted").sum())
+        assert e["wall_exhausted"] == exhausted and e["rate"] == pytest.approx(exhausted / len(run.hands))
+        assert e["rate"] == c["wall_exhausted"]
+        moved = run.seats.groupby("hand")["net"].apply(lambda x: x.abs().sum() / 2)
+        assert e["net_moved"] == pytest.approx(moved.mean()) and e["net_moved_sd"] == pytest.approx(moved.std())
+        assert e["net_moved"] == pytest.approx(2 * c["spread"]["mean_abs"])   # four seats, half of sum |net|
+        # what each rule set pays for
+        reasons = c["reasons"]["reasons"]
+        assert reasons["kong_transfer"]["payments"] == 0 or c["preset"] == "tfmj"
+        assert reasons["kong_discard_liability"]["payments"] == 0 or c["preset"] == "chengdu"
+        assert p["patterns"]["kong_discard"]["wins"] == 0 or c["preset"] == "tfmj"
+    cells = {c["preset"]: c for c in rep["cells"]}
+    assert cells["flow"]["ends"]["rate"] == 1                      # blood flow plays every hand to the wall
+    assert cells["flow"]["patterns"]["wins_per_hand"] > cells["battle"]["patterns"]["wins_per_hand"]
+
+
+@pytest.mark.parametrize("preset", ["flow", "tfmj"])
+def test_patterns_and_ends_stream_over_chunks(tmp_path, preset):
+    """Several chunks (and in blood flow several wins per hand): the streamed patterns and ends
+    equal the whole-table pandas computation."""
+    import cells_oracle
+
+    from experiments.cells import cell_stats
+    from simcore.rules import preset as rules
+    from simcore.runner import RunConfig, run
+
+    out = tmp_path / preset
+    run(out, RunConfig(rules(preset), ("efficient+exchange=shortest+void=fewest",) * 4, 5, "hands", 1203, 250),
+        workers=1)
+    sections = ["patterns", "ends"]
+    got = cell_stats(out, sections, 50, 1203)
+    assert_close(got, cells_oracle.cell_stats(out, sections, 50, 1203), preset)
+    assert "spread" not in got and got["patterns"]["wins"] > 1203 * (2 if preset == "flow" else 1)
 
 
 # -- resume, extend, refuse ------------------------------------------------------------------
@@ -315,7 +397,7 @@ def test_list_names_the_shipped_experiments():
 # -- the streamed reports equal the whole-table ones -------------------------------------------
 
 
-@pytest.mark.parametrize("name", ["exchange", "void", "flower-pigs", "battle-vs-flow"])
+@pytest.mark.parametrize("name", ["exchange", "void", "flower-pigs", "battle-vs-flow", "rule-sets"])
 def test_streamed_reports_equal_the_whole_table_ones(exps, name):
     import cells_oracle
     import duplicate_oracle

@@ -27,7 +27,8 @@ def exps(tmp_path_factory):
 
 
 def test_one_notebook_per_experiment_plus_overview():
-    assert sorted(p.stem for p in NOTEBOOKS) == ["battle_vs_flow", "exchange", "flower_pigs", "overview", "void"]
+    assert sorted(p.stem for p in NOTEBOOKS) == ["battle_vs_flow", "exchange", "flower_pigs", "overview", "rule_sets",
+                                                 "void"]
     for p in NOTEBOOKS:
         text = p.read_text()
         assert "format_name: percent" in text and "# %%" in text
@@ -66,6 +67,33 @@ def test_findings_section_from_reports(exps, tmp_path):
     findings.rewrite_readme(readme, text)
     out = readme.read_text()
     assert "STALE-PLACEHOLDER" not in out and out.endswith("## After\n") and out.count(findings.END) == 1
+
+
+def test_only_rewrites_one_experiment(exps, tmp_path):
+    """`--only NAME` (findings.splice) rewrites one experiment's paragraph and command line and
+    keeps every other line: splicing into a section without it, or with a stale paragraph,
+    gives the section made from every report."""
+    reports = {n: load_report(exps / n) for n in findings.SIZES}
+    full = findings.section(reports, "runs/small")
+    for name in ("rule-sets", "flower-pigs"):
+        one = {name: reports[name]}
+        without = findings.section({n: r for n, r in reports.items() if n != name}, "runs/small")
+        assert findings.splice(without, one, "runs/small") == full
+        stale = full.replace(f"**{findings.TITLES[name]}** (", f"**{findings.TITLES[name]}** (STALE ")
+        assert "STALE" in stale and findings.splice(stale, one, "runs/small") == full
+    # another seed is said on the paragraph itself (the section's first line keeps its own)
+    other = dict(reports["rule-sets"], seed=reports["rule-sets"]["seed"] + 1)
+    text = findings.splice(full, {"rule-sets": other}, "runs/small")
+    assert f"measured on its own, seed {other['seed']}, with sichuan-sim" in text and text.count("Measured by") == 1
+    assert f"--seed {other['seed']} --out runs/small/rule-sets" in text
+    with pytest.raises(ValueError):
+        findings.splice("no section", {"rule-sets": other}, "runs/small")
+    # the command: one experiment from its runs, the README's other paragraphs untouched
+    readme = tmp_path / "README.md"
+    readme.write_text(f"# x\n\n{without}\n")
+    assert findings.main(["--runs", str(exps), "--readme", str(readme), "--no-run", "--only", "flower-pigs"]) == 0
+    assert readme.read_text() == f"# x\n\n{findings.splice(without, {'flower-pigs': reports['flower-pigs']}, str(exps))}\n"
+    assert findings.main(["--runs", str(exps), "--readme", str(readme), "--no-run", "--only", "nope"]) == 2
 
 
 def test_readme_findings_are_generated():

@@ -14,44 +14,49 @@ from simcore import rules as R
 from simcore.cli import main
 from simcore.rules import RuleError, RuleSet
 
-# RULES.md: Options and presets, in the document's order: option -> (battle, flow, chengdu, kawu)
+# RULES.md: Options and presets, in the document's order: option -> (battle, flow, chengdu, kawu, tfmj)
 RULES_MD_TABLE = {
-    "variant": ("battle", "flow", "battle", "battle"),
-    "exchange": (True, True, True, False),
-    "claim_while_void": (False, False, False, True),
-    "kong_while_void": (False, False, False, True),
-    "passed_win_lock": (False, False, False, True),
-    "fan_cap": (4, 4, 6, 5),
-    "limit_hands": (False, False, True, False),
-    "self_draw_bonus": (1, 1, 1, 0),
-    "kong_pay_concealed": (2, 2, 2, 2),
-    "kong_pay_added": (1, 1, 1, 1),
-    "kong_pay_exposed": (2, 2, 2, 2),
-    "kong_refund": (True, True, False, False),
-    "pig_penalty": (16, 16, "cap", 32),
-    "pig_pays": ("non_pigs", "non_pigs", "winners_and_ready", "remaining"),
-    "pig_pays_ready_check": (False, False, False, True),
-    "ready_check": (True, True, True, True),
-    "kong_discard_liability": ("none", "none", "pays_for_all", "none"),
-    "hands_per_match": (8, 8, 8, 8),
-    "start_points": (100, 100, 100, 100),
-    # "Fan patterns" table: battle/flow/kawu share one column, chengdu has its own.
-    "fan_all_triplets": (1, 1, 1, 1),
-    "fan_seven_pairs": (2, 2, 1, 2),
-    "fan_full_flush": (2, 2, 1, 2),
-    "fan_four_declared": (1, 1, 1, 1),
-    "fan_root": (1, 1, 1, 1),
-    "fan_kong_replacement": (1, 1, 1, 1),
-    "fan_robbing_kong": (1, 1, 1, 1),
-    "fan_last_tile": (1, 1, 0, 1),
+    "variant": ("battle", "flow", "battle", "battle", "battle"),
+    "exchange": (True, True, True, False, False),
+    "claim_while_void": (False, False, False, True, False),
+    "kong_while_void": (False, False, False, True, False),
+    "added_kong_drawn_only": (False, False, False, False, True),
+    "passed_win_lock": (False, False, False, True, True),
+    "passed_win_higher": (False, False, False, False, True),
+    "fan_cap": (4, 4, 6, 5, 3),
+    "limit_hands": (False, False, True, False, False),
+    "self_draw_bonus": (1, 1, 1, 0, 1),
+    "kong_pay_concealed": (2, 2, 2, 2, 2),
+    "kong_pay_added": (1, 1, 1, 1, 1),
+    "kong_pay_exposed": (2, 2, 2, 2, 2),
+    "exposed_kong_bloom": ("self_draw",) * 5,
+    "kong_refund": (True, True, False, False, True),
+    "pig_penalty": (16, 16, "cap", 32, 0),
+    "pig_pays": ("non_pigs", "non_pigs", "winners_and_ready", "remaining", "non_pigs"),
+    "pig_pays_ready_check": (False, False, False, True, True),
+    "ready_check": (True, True, True, True, True),
+    "kong_discard_liability": ("none", "none", "pays_for_all", "none", "transfer"),
+    "hands_per_match": (8, 8, 8, 8, 8),
+    "start_points": (100, 100, 100, 100, 100),
+    # "Fan patterns" table: battle/flow/kawu share one column, chengdu and tfmj have their own.
+    "fan_all_triplets": (1, 1, 1, 1, 1),
+    "fan_seven_pairs": (2, 2, 1, 2, 2),
+    "fan_full_flush": (2, 2, 1, 2, 2),
+    "fan_four_declared": (1, 1, 1, 1, 1),
+    "fan_root": (1, 1, 1, 1, 1),
+    "fan_kong_replacement": (1, 1, 1, 1, 1),
+    "fan_robbing_kong": (1, 1, 1, 1, 1),
+    "fan_last_tile": (1, 1, 0, 1, 1),
+    "fan_kong_discard": (0, 0, 0, 0, 1),
+    "fan_self_draw": (0, 0, 0, 0, 0),
 }
-PRESET_COLUMNS = ("battle", "flow", "chengdu", "kawu")
+PRESET_COLUMNS = ("battle", "flow", "chengdu", "kawu", "tfmj")
 RULES_MD_OPTION_NAMES = (
-    "variant exchange claim_while_void kong_while_void passed_win_lock fan_cap limit_hands "
-    "self_draw_bonus kong_pay_concealed kong_pay_added kong_pay_exposed kong_refund pig_penalty "
-    "pig_pays pig_pays_ready_check ready_check kong_discard_liability hands_per_match start_points "
-    "fan_all_triplets fan_seven_pairs fan_full_flush fan_four_declared fan_root "
-    "fan_kong_replacement fan_robbing_kong fan_last_tile"
+    "variant exchange claim_while_void kong_while_void added_kong_drawn_only passed_win_lock passed_win_higher "
+    "fan_cap limit_hands self_draw_bonus kong_pay_concealed kong_pay_added kong_pay_exposed exposed_kong_bloom "
+    "kong_refund pig_penalty pig_pays pig_pays_ready_check ready_check kong_discard_liability hands_per_match "
+    "start_points fan_all_triplets fan_seven_pairs fan_full_flush fan_four_declared fan_root "
+    "fan_kong_replacement fan_robbing_kong fan_last_tile fan_kong_discard fan_self_draw"
 ).split()
 
 
@@ -67,7 +72,7 @@ def same_typed(a, b):
 
 # -- presets and option names ---------------------------------------------------------------
 
-def test_presets_are_the_four_documents():
+def test_presets_are_the_four_documents_and_tfmj():
     assert tuple(R.PRESETS) == PRESET_COLUMNS
     assert R.DEFAULT_PRESET == "battle"
 
@@ -106,10 +111,10 @@ def test_no_extra_options(name):
         R.parse_sets([f"{name}=1"])
 
 
-def test_fan_options_are_the_eight_patterns():
+def test_fan_options_are_the_ten_patterns():
     assert R.FAN_OPTIONS == (
         "fan_all_triplets", "fan_seven_pairs", "fan_full_flush", "fan_four_declared",
-        "fan_root", "fan_kong_replacement", "fan_robbing_kong", "fan_last_tile",
+        "fan_root", "fan_kong_replacement", "fan_robbing_kong", "fan_last_tile", "fan_kong_discard", "fan_self_draw",
     )
 
 
@@ -246,10 +251,11 @@ def test_to_array_layout(name):
     assert a[R.R_PIG_PENALTY] == rules.pig_penalty_points
     assert a[R.R_PIG_PAYS] == R.PIG_PAYS.index(opts["pig_pays"])
     assert a[R.R_KONG_DISCARD_LIABILITY] == R.KONG_DISCARD_LIABILITY.index(opts["kong_discard_liability"])
+    assert a[R.R_EXPOSED_KONG_BLOOM] == R.EXPOSED_KONG_BLOOM.index(opts["exposed_kong_bloom"])
     # every other option sits at R_<OPTION NAME> as its integer value
     for option in R.OPTION_NAMES:
         const = "R_" + option.upper()
-        if option in ("variant", "pig_penalty", "pig_pays", "kong_discard_liability"):
+        if option in ("variant", "pig_penalty", "pig_pays", "kong_discard_liability", "exposed_kong_bloom"):
             continue
         assert hasattr(R, const), const
         assert a[getattr(R, const)] == int(opts[option]), option
@@ -261,7 +267,8 @@ def test_to_array_code_constants():
     assert R.PIG_PAYS[R.PIG_PAYS_WINNERS_AND_READY] == "winners_and_ready"
     assert R.preset("kawu").to_array()[R.R_PIG_PAYS] == R.PIG_PAYS_REMAINING
     assert R.preset("chengdu").to_array()[R.R_PIG_PAYS] == R.PIG_PAYS_WINNERS_AND_READY
-    assert R.preset("chengdu").to_array()[R.R_KONG_DISCARD_LIABILITY] == 1
+    assert R.preset("chengdu").to_array()[R.R_KONG_DISCARD_LIABILITY] == R.KONG_LIABILITY_PAYS_FOR_ALL == 1
+    assert R.preset("tfmj").to_array()[R.R_KONG_DISCARD_LIABILITY] == R.KONG_LIABILITY_TRANSFER
     assert R.preset("flow").to_array()[R.R_FLOW] == 1
     assert R.preset("battle").to_array()[R.R_FLOW] == 0
 
@@ -552,3 +559,43 @@ def test_shared_rules_options_decorator(runner):
     assert runner.invoke(play, []).stdout.strip() == "battle 4 True"
     assert_usage_error(runner.invoke(play, ["--rules", "nope"]), "unknown preset 'nope'")
     assert_usage_error(runner.invoke(play, ["--set", "fan_cap=0"]), "option fan_cap: 0")
+
+
+def test_passed_win_higher_needs_the_lock():
+    with pytest.raises(RuleError, match="passed_win_higher.*needs passed_win_lock") as exc:
+        R.resolve("battle", {"passed_win_higher": True})
+    assert "\n" not in str(exc.value)
+    assert R.resolve("kawu", {"passed_win_higher": True}).passed_win_higher
+    res = CliRunner().invoke(main, ["rules", "--set", "passed_win_higher=true"])
+    assert res.exit_code == 2 and len(res.stderr.strip().splitlines()) == 1 and "passed_win_lock" in res.stderr
+
+
+def test_cli_rules_diff():
+    """`sichuan rules --diff A B`: only the options that differ, presets or files."""
+    res = CliRunner().invoke(main, ["rules", "--diff", "battle", "tfmj"])
+    assert res.exit_code == 0, res.output
+    rows = {line.split()[0]: line.split()[1:] for line in res.output.strip().splitlines()[1:]}
+    a, b = R.preset("battle").options(), R.preset("tfmj").options()
+    assert set(rows) == {k for k in a if a[k] != b[k]}
+    assert rows["kong_discard_liability"] == ["none", "transfer"] and rows["fan_cap"] == ["4", "3"]
+    js = json.loads(CliRunner().invoke(main, ["rules", "--diff", "kawu", "tfmj", "--json"]).output)
+    assert js["passed_win_higher"] == {"a": False, "b": True}
+    same = CliRunner().invoke(main, ["rules", "--diff", "battle", "battle"])
+    assert same.exit_code == 0 and "same options" in same.output
+    bad = CliRunner().invoke(main, ["rules", "--diff", "battle", "tfjm"])
+    assert bad.exit_code == 2 and "did you mean 'tfmj'" in bad.stderr
+
+
+def test_tfmj_as_a_user_would_use_it(tmp_path):
+    """`simulate --rules tfmj`, `--set kong_discard_liability=transfer` and a file with base = "tfmj"."""
+    f = tmp_path / "room.toml"
+    f.write_text('base = "tfmj"\nfan_self_draw = 1\n')
+    for args in (["--rules", "tfmj"], ["--set", "kong_discard_liability=transfer"], ["--rules", str(f)]):
+        out = tmp_path / ("run" + str(abs(hash(tuple(args)))))
+        res = CliRunner().invoke(main, ["simulate", "--hands", "2000", "--seats", "greedy", "-q", "--out", str(out)]
+                                 + args)
+        assert res.exit_code == 0, res.output + res.stderr
+        manifest = json.loads((out / "run.json").read_text())
+        opts = manifest["config"]["rules"]["options"]
+        assert opts["kong_discard_liability"] == "transfer"
+    assert opts["fan_self_draw"] == 1 and opts["fan_cap"] == 3
