@@ -42,11 +42,9 @@ from .records import (
     INV_TILES, INV_VOID_DISCARD, INV_VOID_WIN, INV_ZERO_SUM, KONG_ADDED, KONG_CONCEALED, KONG_EXPOSED, LOG_WIDTH,
     LW_EVENT, LW_FIELDS, LW_HAND, LW_MELD_KINDS, LW_MELD_TILES, LW_PASSED, LW_PATS, LW_WIN_BASE, LW_WIN_FAN, LW_WIN_N_MELDS,
     LW_WIN_TILES_LEFT, N_PAY_FIELDS, N_QUESTIONS, N_REASONS, N_SITUATIONS, N_WIN_FIELDS, P_AMOUNT, P_PAYEE, P_PAYER,
-    P_REASON,
-    REASON_KONG, REASON_LIABILITY, REASON_NOT_READY, REASON_PIG, REASON_REFUND, REASON_TRANSFER, REASON_WIN, S_ASKED,
-    S_BASE,
-    S_FAN, S_KONGS, S_NET, S_NET_REASON, S_PIG, S_READY, S_SCORE_BEFORE, S_SITUATION, S_VOID, S_WIN_KIND, S_WIN_ORDER,
-    S_WINS, SIT_CLAIM_PUNG, SIT_CLAIM_PUNG_KONG, SIT_CLAIM_WIN, SIT_CLAIM_WIN_PUNG, SIT_CLAIM_WIN_PUNG_KONG,
+    P_REASON, REASON_KONG, REASON_LIABILITY, REASON_NOT_READY, REASON_PIG, REASON_REFUND, REASON_TRANSFER, REASON_WIN,
+    S_ASKED, S_BASE, S_FAN, S_KONGS, S_NET, S_NET_REASON, S_PIG, S_READY, S_SCORE_BEFORE, S_SITUATION, S_VOID,
+    S_WIN_KIND, S_WIN_ORDER, S_WINS, SIT_CLAIM_PUNG, SIT_CLAIM_PUNG_KONG, SIT_CLAIM_WIN, SIT_CLAIM_WIN_PUNG, SIT_CLAIM_WIN_PUNG_KONG,
     SIT_EXCHANGE, SIT_LOCKED_TURN, SIT_ROB, SIT_TURN_DISCARD, SIT_TURN_KONG, SIT_TURN_WIN, SIT_VOID,
     W_BASE, W_FAN, W_FROM, W_KIND, W_ORDER, W_PAID, W_PATTERNS, W_SEAT, W_TILE, W_TURN, WIN_DISCARD,
     WIN_KONG_REPLACEMENT, WIN_ROBBING_KONG, WIN_SELF_DRAW,
@@ -1016,16 +1014,24 @@ def _kong_mask(S, seat, drawn):
 
 
 @nb.njit(cache=True, _nrt=False)
-def _settle_self_draw(S, seat, tile, kind, ctx):
-    """Self-draw (or kong replacement): each liable seat pays base + self_draw_bonus."""
+def _settle_self_draw(S, seat, tile, kind, ctx, feeder):
+    """Self-draw (or kong replacement): each liable seat pays base + self_draw_bonus. With a
+    ``feeder`` (>= 0: a replacement win after an exposed kong on its discard, under
+    ``exposed_kong_bloom = feeder_pays``) that seat alone pays base, and the win scores no
+    self_draw fan (RULES.md: Settlement)."""
     if S[O_N_WINS] == 0:
         S[O_NEXT_DEALER] = seat
-    w, base = _record_win(S, seat, tile, MINUS_ONE, kind, ctx)
-    amount = base + _r(S, R_SELF_DRAW_BONUS)
-    for other in range(4):
-        if _liable(S, seat, other):
-            _pay(S, I64(other), seat, amount, REASON_WIN)
-            _win_paid(S, w, amount)
+    if feeder >= 0:
+        w, base = _record_win(S, seat, tile, feeder, kind, ctx & ~CTX_SELF_DRAW)
+        _pay(S, feeder, seat, base, REASON_WIN)
+        _win_paid(S, w, base)
+    else:
+        w, base = _record_win(S, seat, tile, MINUS_ONE, kind, ctx)
+        amount = base + _r(S, R_SELF_DRAW_BONUS)
+        for other in range(4):
+            if _liable(S, seat, other):
+                _pay(S, I64(other), seat, amount, REASON_WIN)
+                _win_paid(S, w, amount)
     _after_first_win(S, seat)
 
 
@@ -1456,17 +1462,10 @@ def _self_draw(S, cur, drawn, phase, dealer):
     if S[O_CHECK] and _must_void(S, cur):
         _error(S, ERR_INVARIANT, cur, Q_TURN, INV_VOID_WIN)
     tile = drawn if drawn >= 0 else _first_hand_tile_to_set_aside(S, cur)
-    feeder = S[O_KONG_FEEDER] - 1
-    if phase == PHASE_REPLACEMENT and feeder >= 0 and _r(S, R_EXPOSED_KONG_BLOOM) == BLOOM_FEEDER_PAYS:
-        # the feeder of the turn's exposed kong pays base alone (RULES.md: Settlement, exposed_kong_bloom)
-        if S[O_N_WINS] == 0:
-            S[O_NEXT_DEALER] = cur
-        w, base = _record_win(S, cur, I64(tile), I64(feeder), kind, I64(ctx & ~CTX_SELF_DRAW))
-        _pay(S, I64(feeder), cur, base, REASON_WIN)
-        _win_paid(S, w, base)
-        _after_first_win(S, cur)
-    else:
-        _settle_self_draw(S, cur, I64(tile), kind, I64(ctx))
+    feeder = MINUS_ONE
+    if phase == PHASE_REPLACEMENT and _r(S, R_EXPOSED_KONG_BLOOM) == BLOOM_FEEDER_PAYS:
+        feeder = S[O_KONG_FEEDER] - 1   # -1 unless the turn began with an exposed kong
+    _settle_self_draw(S, cur, I64(tile), kind, I64(ctx), I64(feeder))
     _set_aside_from_hand(S, cur, I64(tile))
 
 

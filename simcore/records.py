@@ -41,17 +41,6 @@ CHOSE_PASS, CHOSE_PUNG, CHOSE_KONG = (I64(i) for i in range(3))
  H_N_WINS, H_N_PAYMENTS, H_ERROR, H_ERR_SEAT, H_ERR_QUESTION, H_ERR_ANSWER, H_N_EVENTS) = range(14)
 N_HAND_FIELDS = 14
 
-# -- a seat's row ----------------------------------------------------------------------------
-(S_VOID, S_NET, S_WINS, S_WIN_ORDER, S_WIN_KIND, S_FAN, S_BASE, S_PIG, S_READY, S_KONGS) = range(10)
-S_NET_REASON = 10   # [S_NET_REASON + reason]: the seat's net from payments of that reason
-(S_NET_WIN, S_NET_KONG, S_NET_PIG, S_NET_NOT_READY, S_NET_REFUND, S_NET_LIABILITY, S_NET_TRANSFER) = (
-    S_NET_REASON + r for r in range(N_REASONS))
-S_SCORE_BEFORE = S_NET_REASON + N_REASONS
-S_ASKED = S_SCORE_BEFORE + 1   # [S_ASKED + q]: questions of kind q put to the seat's strategies
-N_QUESTIONS = 5                # view.QUESTION_NAMES
-S_SITUATION = S_ASKED + N_QUESTIONS  # [S_SITUATION + k]: check mode only, questions in situation k
-N_SEAT_FIELDS = S_SITUATION + 12     # len(SITUATIONS)
-
 # The situations a strategy answers, finer than the question kinds: what ``sichuan strategies
 # --check`` must put to a strategy (``simcore.conformance``). A turn is classed by its first
 # option of: locked (a blood-flow winner with a choice), a win, a kong, else a discard; a claim
@@ -61,6 +50,17 @@ SITUATIONS = ("exchange", "void", "turn_discard", "turn_kong", "turn_win", "lock
 N_SITUATIONS = len(SITUATIONS)
 (SIT_EXCHANGE, SIT_VOID, SIT_TURN_DISCARD, SIT_TURN_KONG, SIT_TURN_WIN, SIT_LOCKED_TURN, SIT_CLAIM_PUNG,
  SIT_CLAIM_PUNG_KONG, SIT_CLAIM_WIN, SIT_CLAIM_WIN_PUNG, SIT_CLAIM_WIN_PUNG_KONG, SIT_ROB) = (I64(i) for i in range(N_SITUATIONS))
+
+# -- a seat's row ----------------------------------------------------------------------------
+(S_VOID, S_NET, S_WINS, S_WIN_ORDER, S_WIN_KIND, S_FAN, S_BASE, S_PIG, S_READY, S_KONGS) = range(10)
+S_NET_REASON = 10   # [S_NET_REASON + reason]: the seat's net from payments of that reason
+(S_NET_WIN, S_NET_KONG, S_NET_PIG, S_NET_NOT_READY, S_NET_REFUND, S_NET_LIABILITY, S_NET_TRANSFER) = (
+    S_NET_REASON + r for r in range(N_REASONS))
+S_SCORE_BEFORE = S_NET_REASON + N_REASONS
+S_ASKED = S_SCORE_BEFORE + 1   # [S_ASKED + q]: questions of kind q put to the seat's strategies
+N_QUESTIONS = 5                # view.QUESTION_NAMES
+S_SITUATION = S_ASKED + N_QUESTIONS  # [S_SITUATION + k]: check mode only, questions in situation k
+N_SEAT_FIELDS = S_SITUATION + N_SITUATIONS
 
 # -- a win's row ------------------------------------------------------------------------------
 (W_SEAT, W_ORDER, W_TURN, W_KIND, W_TILE, W_FROM, W_FAN, W_BASE, W_PAID) = range(9)
