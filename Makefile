@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 EXTRAS := dev,dask,notebooks,sql
 
-.PHONY: setup test bench run notebooks findings clean
+.PHONY: setup test bench run notebooks findings screenshot clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -15,7 +15,10 @@ $(STAMP): pyproject.toml
 
 setup: $(STAMP)
 
+# The browser tests (tests/test_viewer.py) need Debian's chromium and chromium-driver: installed
+# here when missing, never by `make run`.
 test: setup
+	scripts/ensure-chromium
 	$(PY) -m pytest -q
 
 bench: setup
@@ -32,6 +35,15 @@ notebooks: setup
 # README's Findings section rewritten from the results.
 findings: setup
 	$(PY) -m experiments.findings --runs runs/findings --readme README.md
+
+# The README's picture of the hand viewer, docs/viewer.png (not made by the tests, so a test run
+# leaves the repo unchanged): a blood-flow hand with seven wins, at its last win.
+SHOT_PAGE := runs/viewer-screenshot.html
+screenshot: setup
+	scripts/ensure-chromium
+	mkdir -p runs
+	$(VENV)/bin/sichuan trace --rules flow --seed 1 --hand 11 --format html -o $(SHOT_PAGE)
+	$(PY) scripts/screenshot.py $(SHOT_PAGE) docs/viewer.png
 
 clean:
 	rm -rf $(VENV) .pytest_cache build *.egg-info

@@ -419,12 +419,13 @@ _I64 = nb.types.int64
 _I64_2D = _I64[:, ::1]
 # explicit, so the twelve strategies arrive as first-class functions: one compiled kernel serves
 # every table (typed by the dispatchers themselves, each combination of plays would compile anew)
-SIG_REPLAY = nb.types.void(nb.types.uint8[::1], nb.types.UniTuple(STRATEGY_TYPE, 12), _I64[::1], _I64_2D, _I64[::1],
+SIG_REPLAY = nb.types.void(nb.types.uint8[::1], nb.types.UniTuple(STRATEGY_TYPE, 12), _I64[::1],
+                           nb.types.UniTuple(STRATEGY_TYPE, 12), _I64[::1], _I64_2D, _I64[::1],
                            _I64_2D, _I64_2D, _I64_2D, _I64[::1])
 
 
 @nb.njit(parallel=True, cache=True)
-def _replay_kernel(tab, fns, setup, states, hands, discards, dealt_in, nets, events):
+def _replay_kernel(tab, fns, setup, rfns, arena, states, hands, discards, dealt_in, nets, events):
     """Replay global hands ``hands`` (hand g dealt by g % 4) with the event log on, in
     ``states.shape[0]`` parts of consecutive hands, each part on its own state (its header filled
     by ``simcore.engine.new_state``); per hand and seat: discards, discards won on, net, and the
@@ -444,7 +445,7 @@ def _replay_kernel(tab, fns, setup, states, hands, discards, dealt_in, nets, eve
         for i in range(lo, hi):
             g = hands[i]
             S[E.O_G] = g
-            E.play_traced(tab, fns, setup, g % 4, scores, no_wall, np.int64(0), S, h, st, w, pay)
+            E.play_traced(tab, fns, setup, rfns, arena, g % 4, scores, no_wall, np.int64(0), S, h, st, w, pay)
             n_ev = S[E.O_N_EV]
             events[i] = n_ev
             o = S[E.O_OFF_LOG]
@@ -487,7 +488,7 @@ def replay_counts(rules, players, seed: int, hands, threads: int | None = None) 
         E.traced()
         _replay_kernel.compile(SIG_REPLAY)
         _replay_kernel.disable_compile()
-    _replay_kernel(load_tables(), players.fns, players.setup, states, hands, out["discards"], out["dealt_in"],
+    _replay_kernel(load_tables(), players.fns, players.setup, players.rfns, players.arena, states, hands, out["discards"], out["dealt_in"],
                    out["net"], events)
     if events.max() > LOG_CAP:
         raise RuntimeError(f"hand {int(hands[int(events.argmax())])} logged {int(events.max())} events, "

@@ -11,7 +11,7 @@ _configure_numba_cache()  # before any jitted module is imported
 # Strategies are numba first-class functions, which numba still labels experimental.
 warnings.filterwarnings("ignore", category=NumbaExperimentalFeatureWarning)
 
-__all__ = ["__version__", "simulate"]
+__all__ = ["__version__", "simulate", "replay", "analyze"]
 
 from .version import __version__
 
@@ -49,3 +49,64 @@ def simulate(hands: int = 10_000, rules="battle", sets=None, seats: str | None =
     with tempfile.TemporaryDirectory(prefix="sichuan-") as tmp:
         run_chunks(tmp, cfg, workers=workers)
         return analysis.load(tmp)
+
+
+def replay(hands=0, rules="battle", sets=None, seats: str | None = None, seed: int = 0, run=None, events=None):
+    """Replay hands in the viewer: returns a ``HandViewer`` that Jupyter displays inline and that
+    ``.save("hand.html")`` writes as a page that works offline.
+
+    ``hands`` is a hand index, a range or ``"A-B"``; ``rules``, ``sets``, ``seats`` and ``seed`` as
+    for :func:`simulate` (seats default to ``expert``, as ``sichuan trace`` plays them). With
+    ``run`` (a run directory) the hands of that run are replayed with its own rules, seats and
+    seed. With ``events`` (TRACE.md events, or a path to a JSON Lines trace) those are shown.
+
+        >>> import simcore
+        >>> simcore.replay(3, rules="flow", seed=1)          # in a notebook: the viewer
+        >>> simcore.replay("0-9", run="runs/demo").save("hands.html")
+    """
+    from .viewer import HandViewer, MAX_HANDS, ViewerError
+
+    if events is not None:
+        if isinstance(events, (str, bytes)) or hasattr(events, "__fspath__"):
+            import json
+            from pathlib import Path
+
+            events = [json.loads(line) for line in Path(events).read_text().splitlines() if line.strip()]
+        return HandViewer.from_events(events)
+    if isinstance(hands, str):
+        a, _, b = hands.partition("-")
+        hands = range(int(a), int(b or a) + 1)
+    elif isinstance(hands, int):
+        hands = [hands]
+    hands = list(hands)
+    if len(hands) > MAX_HANDS:
+        raise ViewerError(f"{len(hands)} hands, but one page shows at most {MAX_HANDS}")
+    if run is not None:
+        from .runs import traced_hands_of_run
+
+        traced = traced_hands_of_run(run, hands)
+    else:
+        from .rules import resolve
+        from .trace import trace_hand
+        from strategies.registry import parse_seats, seat_functions
+
+        rs = resolve(rules, sets)
+        specs = parse_seats(seats)
+        fns = seat_functions(specs)
+        traced = [trace_hand(rs, fns, [s.canonical for s in specs], seed, int(g)) for g in hands]
+    return HandViewer([t.events for t in traced])
+
+
+def analyze(run=None, hand: int = 0, seat: int = 0, decision: int | None = None, rollouts: int = 500,
+            policy: str = "expert", rules="battle", sets=None, seats: str | None = None, seed: int = 0,
+            discards: int = 14, progress: bool = False):
+    """Judge a seat's decisions in one hand by rollouts (``simcore.analyze.analyze``): a DataFrame,
+    one row per candidate answer of each decision, with its mean net, 95% interval, gap to the
+    best (paired) and whether the seat chose it. The same as ``sichuan analyze``.
+
+        >>> import simcore
+        >>> simcore.analyze(hand=3, seat=0, decision=0, rollouts=1000)   # the exchange of hand 3
+    """
+    from .analyze import analyze as _analyze
+
+    return _analyze(run, hand, seat, decision, rollouts, policy, rules, sets, seats, seed, discards, progress)

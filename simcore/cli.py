@@ -273,10 +273,13 @@ def parse_hand_range(text: str) -> range:
 @click.option("--seed", type=click.IntRange(min=0), default=None, help="Run seed [default: 0].")
 @click.option("--hand", "hands", required=True, metavar="N|A-B", help="Hand index, or an inclusive range.")
 @seats_option
-@click.option("--format", "fmt", type=click.Choice(["json", "text"]), default="json", show_default=True,
-              help="json: TRACE.md's JSON Lines; text: one readable line per event.")
-def trace_cmd(run_dir, rules_spec, sets, seed, hands, seats_spec, fmt):
-    """Replay hands and print every event (docs/TRACE.md).
+@click.option("--format", "fmt", type=click.Choice(["json", "text", "html"]), default="json", show_default=True,
+              help="json: TRACE.md's JSON Lines; text: one readable line per event; html: a page that replays "
+                   "the hands in a browser (needs -o; at most 500 hands a page, simcore.viewer.MAX_HANDS).")
+@click.option("-o", "--out", "out", type=click.Path(dir_okay=False, writable=True), default=None, metavar="FILE",
+              help="Write to FILE instead of standard output (required by --format html).")
+def trace_cmd(run_dir, rules_spec, sets, seed, hands, seats_spec, fmt, out):
+    """Replay hands and print every event (docs/TRACE.md), or write them as a page to watch.
 
     Without RUN_DIR, hands are independent hands of the given rules, seats and seed: hand N is
     dealt by seat N mod 4 and its wall depends only on (seed, N). With RUN_DIR, the hands of
@@ -287,14 +290,24 @@ def trace_cmd(run_dir, rules_spec, sets, seed, hands, seats_spec, fmt):
         sichuan trace --seed 7 --hand 3 --format text
         sichuan trace --rules flow --seats greedy --seed 1 --hand 0-2
         sichuan trace runs/demo --hand 12345
+        sichuan trace --rules flow --seed 1 --hand 0 --format html -o hand.html
     """
     from simcore.trace import to_jsonl, to_text, trace_hand
 
+    wanted = parse_hand_range(hands)
+    if fmt == "html":
+        from simcore.viewer import MAX_HANDS
+
+        if out is None:
+            raise CliError("--format html writes a file: add -o FILE.html")
+        if len(wanted) > MAX_HANDS:
+            raise CliError(f"--hand {hands}: {len(wanted)} hands, but one page shows at most {MAX_HANDS}; "
+                           f"ask for a smaller range")
     if run_dir is not None:
         from simcore.runs import traced_hands_of_run
 
         try:
-            traced = traced_hands_of_run(run_dir, parse_hand_range(hands), rules_spec=rules_spec, sets=sets,
+            traced = traced_hands_of_run(run_dir, wanted, rules_spec=rules_spec, sets=sets,
                                          seed=seed, seats_spec=seats_spec)
         except (ValueError, OSError) as exc:
             raise CliError(_one_line(exc)) from None
@@ -303,14 +316,34 @@ def trace_cmd(run_dir, rules_spec, sets, seed, hands, seats_spec, fmt):
         seats, fns = resolve_seats(seats_spec)
         names = [s.canonical for s in seats]
         seed = 0 if seed is None else seed
-        traced = [trace_hand(rules, fns, names, seed, g) for g in parse_hand_range(hands)]
-    for hand in traced:
-        # a hand stopped by an illegal answer prints its events up to it and an error event
-        # saying why, then stops with the one-line message
-        click.echo(to_text(hand.events) if fmt == "text" else to_jsonl(hand.events))
-        err = hand.error_message()
-        if err:
-            raise CliError(err)
+        traced = [trace_hand(rules, fns, names, seed, g) for g in wanted]
+    # a hand stopped by an illegal answer shows its events up to it and an error event saying
+    # why, then the command stops with the one-line message
+    errors = [(i, h.error_message()) for i, h in enumerate(traced)]
+    first_error = next(((i, err) for i, err in errors if err), None)
+    if first_error is not None:
+        traced = traced[:first_error[0] + 1]
+    if fmt == "html":
+        from simcore.viewer import HandViewer
+
+        try:
+            HandViewer([h.events for h in traced]).save(out)
+        except OSError as exc:
+            raise CliError(f"cannot write {out}: {exc.strerror or exc}") from None
+        if first_error is None:
+            click.echo(f"wrote {out} ({len(traced)} hand{'s' if len(traced) != 1 else ''}); open it in a browser", err=True)
+    else:
+        text = "\n".join(to_text(h.events) if fmt == "text" else to_jsonl(h.events) for h in traced)
+        if out is None:
+            click.echo(text)
+        else:
+            try:
+                with open(out, "w", encoding="utf-8") as f:
+                    f.write(text + "\n")
+            except OSError as exc:
+                raise CliError(f"cannot write {out}: {exc.strerror or exc}") from None
+    if first_error is not None:
+        raise CliError(first_error[1])
 
 
 def _progress_printer(label: str):
@@ -526,6 +559,86 @@ def sql_cmd(run_dir, query, as_csv, as_json, max_rows):
             click.echo(df.to_string(index=False, max_rows=max_rows))
         if len(df) > max_rows:
             click.echo(f"({len(df):,} rows; --csv or --json prints them all)")
+
+
+@main.command("analyze")
+@click.argument("run_dir", required=False, metavar="[RUN_DIR]")
+@rules_options
+@click.option("--seed", type=click.IntRange(min=0), default=None, help="Run seed [default: 0].")
+@click.option("--hand", "hand", required=True, type=click.IntRange(min=0), help="Hand index.")
+@click.option("--seat", "seat", required=True, type=click.IntRange(0, 3), help="The seat whose decisions are judged.")
+@click.option("--decision", "decision", type=click.IntRange(min=0), default=None,
+              help="Judge only the K-th decision (from 0; questions where the seat had a choice). [default: all]")
+@click.option("--rollouts", default=500, show_default=True, type=click.IntRange(1, 1_000_000),
+              help="Sampled tables per decision; every candidate is played out on each of them.")
+@click.option("--policy", default="expert", show_default=True,
+              type=click.Choice(["expert", "efficient", "greedy", "flush", "defensive"]),
+              help="The rollout policy every seat follows (with its own exchange and void).")
+@click.option("--discards", default=14, show_default=True, type=click.IntRange(1, 14),
+              help="On a turn, the discards judged (best first by a fast ranking), besides the seat's own.")
+@seats_option
+@click.option("--format", "fmt", type=click.Choice(["text", "csv", "json"]), default="text", show_default=True)
+def analyze_cmd(run_dir, rules_spec, sets, seed, hand, seat, decision, rollouts, policy, discards, seats_spec, fmt):
+    """Judge a seat's decisions in one hand by playing the rest of the hand out many times.
+
+    For each decision (or the K-th), every candidate answer with the seat's mean net from the
+    decision to the end of the hand over the rollouts and its 95% interval, its gap to the best
+    with a paired 95% interval (the same sampled tables for both), and which one the seat chose. The tables are sampled from
+    the seat's view alone (what it could see), and every seat of a rollout follows --policy.
+    Without RUN_DIR the hand is hand N of the given rules, seats and seed, as `sichuan trace`
+    plays it.
+
+    \b
+    Examples:
+        sichuan analyze --seed 7 --hand 3 --seat 0 --decision 0 --rollouts 1000
+        sichuan analyze runs/demo --hand 12 --seat 2 --rollouts 200
+    """
+    from simcore.analyze import hand_setup, judge_hand
+
+    try:
+        if run_dir is not None:
+            if rules_spec is not None or sets or seed is not None or seats_spec is not None:
+                raise ValueError("with a run directory the run's own rules, seed and seats are used: "
+                                 "drop --rules, --set, --seed and --seats")
+            h = hand_setup(run=run_dir, hand=hand)
+        else:
+            rules = resolve_rules(rules_spec, sets)
+            resolve_seats(seats_spec)
+            h = hand_setup(hand=hand, rules=rules, seats=seats_spec, seed=0 if seed is None else seed)
+        show = None
+        if decision is None:
+            def show(k, p):
+                click.echo(f"judging decision {k} (resume point {p}) ...", err=True)
+        rows = judge_hand(h, seat, decision, rollouts, policy, discards, show)
+    except (ValueError, OSError) as exc:
+        raise CliError(_one_line(exc)) from None
+    import pandas as pd
+
+    df = pd.DataFrame(rows)
+    if fmt == "csv":
+        click.echo(df.to_csv(index=False), nl=False)
+    elif fmt == "json":
+        click.echo(df.to_json(orient="records", indent=1))
+    else:
+        click.echo(format_judgements(df))
+
+
+def format_judgements(df) -> str:
+    """``sichuan analyze``'s text: a block per decision, candidates best first."""
+    if df.empty:
+        return "no decisions: the seat had no choice to make in this hand"
+    lines = []
+    for k, d in df.groupby("decision", sort=True):
+        first = d.iloc[0]
+        what = first["question"] + (f" on {first['tile']}" if first["tile"] else "")
+        lines.append(f"decision {k}: {what} ({first['rollouts']} rollouts)")
+        for r in d.itertuples():
+            mark = "*" if r.chosen else " "
+            gap = "best" if r.best else f"-{r.gap:.2f} [{-r.gap_hi:+.2f}, {-r.gap_lo:+.2f}]"
+            lines.append(f" {mark} {r.candidate:<16} {r.mean:+7.2f} [{r.lo:+.2f}, {r.hi:+.2f}]   {gap}")
+    lines.append("(* the seat's own choice; mean net from the decision to the hand's end, with its 95% interval;\n"
+                 " the gap to the best with a paired 95% interval)")
+    return "\n".join(lines)
 
 
 @main.command("strategies")

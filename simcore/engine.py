@@ -28,6 +28,7 @@ import numba as nb
 import numpy as np
 
 from . import view as vw
+from .arena import AR_FNS, AR_HEADER, AR_LEN
 from .evaluate import (
     CTX_EARTHLY, CTX_HEAVENLY, CTX_KONG_DISCARD, CTX_KONG_REPLACEMENT, CTX_LAST_TILE, CTX_ROBBING_KONG, CTX_SELF_DRAW,
     N_PATTERNS, POW5, base_of, moved_slots, ready_value, regular_shanten_codes, score_patterns,
@@ -38,7 +39,7 @@ from .records import (
     CHOSE_KONG, CHOSE_PASS, CHOSE_PUNG, END_THREE_WON, END_WALL_EXHAUSTED, ERR_ILLEGAL, ERR_INVARIANT, ERR_NONE,
     ERR_VIEW_WRITE, EV_CHECK, EV_DISCARD, EV_DRAW, EV_END, EV_EXCHANGE, EV_KONG, EV_PASS_WIN, EV_PAYMENT, EV_PUNG,
     EV_VOID, EV_WIN, H_DEALER, H_END_REASON, H_ERR_ANSWER, H_ERR_QUESTION, H_ERR_SEAT, H_ERROR, H_EXCHANGE_DIR,
-    H_N_EVENTS, H_N_PAYMENTS, H_N_WINS, H_NEXT_DEALER, H_TILES_LEFT, H_TURNS, H_WINNERS, INV_PAYMENTS, INV_READY_HINT,
+    H_N_EVENTS, H_N_PAYMENTS, H_N_WINS, H_NEXT_DEALER, H_TILES_LEFT, H_TURNS, H_WINNERS, INV_PAYMENTS, INV_READY_HINT, INV_VISIBLE,
     INV_TILES, INV_VOID_DISCARD, INV_VOID_WIN, INV_ZERO_SUM, KONG_ADDED, KONG_CONCEALED, KONG_EXPOSED, LOG_WIDTH,
     LW_EVENT, LW_FIELDS, LW_HAND, LW_MELD_KINDS, LW_MELD_TILES, LW_PASSED, LW_PATS, LW_WIN_BASE, LW_WIN_FAN, LW_WIN_N_MELDS,
     LW_WIN_TILES_LEFT, N_PAY_FIELDS, N_QUESTIONS, N_REASONS, N_SITUATIONS, N_WIN_FIELDS, P_AMOUNT, P_PAYEE, P_PAYER,
@@ -94,7 +95,9 @@ O_FNS = O_WINNERS + 8    # [2 * (group*4 + seat)]: a strategy's ``nrt.strategy_a
 O_SCORES_IN = O_FNS + 24  # [seat] scores before the next hand
 O_SCRATCH_USE = O_SCORES_IN + 4  # [seat] scratch slots its strategies use (zeroed each hand)
 assert vw.V_SCRATCH == vw.V_ZEROED  # one memset zeroes a view's per-hand slots and its scratch
-O_FIXED_WALL = O_SCRATCH_USE + 4  # N_TILES tiles
+O_PAUSE = O_SCRATCH_USE + 4  # > 0: ``play_on`` stops at that resume point (counting from 1); 0: never
+O_ARENA = O_PAUSE + 1    # [seat] address of the seat's search arena (``simcore.arena``), 0: none
+O_FIXED_WALL = O_ARENA + 4  # N_TILES tiles
 O_SWAPS = O_FIXED_WALL + N_TILES  # scratch: the shuffle's swap partners [i], i = 1..WALL_LAST
 O_STATE = O_SWAPS + N_TILES
 
@@ -151,7 +154,15 @@ O_SITUATIONS = O_ASKED + 4 * N_QUESTIONS  # [seat*N_SITUATIONS + k] check mode: 
 O_TURN_KONG = O_SITUATIONS + 4 * N_SITUATIONS  # [payer] kong income of the kongs declared in the current turn
 O_TURN_KONG_SEAT = O_TURN_KONG + 4  # 1 + the seat those kongs belong to (0: none)
 O_KONG_FEEDER = O_TURN_KONG_SEAT + 1  # 1 + the seat whose discard began this turn's exposed kong (0: none)
-O_STATE_END = O_KONG_FEEDER + 1
+# where ``play_on`` goes on from (ARCHITECTURE.md: A hand that resumes): the resume point and what
+# the loop of ``play_on`` otherwise keeps in locals
+O_AT = O_KONG_FEEDER + 1  # AT_*
+O_CUR = O_AT + 1          # AT_ASK, AT_CLAIMS: the seat whose turn it is
+O_PHASE = O_CUR + 1       # how its turn began (PHASE_*)
+O_DRAWN = O_PHASE + 1     # AT_ASK: the tile it drew (NO_TILE: none)
+O_KONGED = O_DRAWN + 1    # 1 when the turn has had a kong (its discard is a kong discard)
+O_DISCARDED = O_KONGED + 1  # AT_CLAIMS: the tile it discarded
+O_STATE_END = O_DISCARDED + 1
 
 # -- the four views, then the variable regions ------------------------------------------------
 O_VIEWS = O_STATE_END          # seat s's view is S[O_VIEWS + s*VIEW_LEN : ...+VIEW_LEN]
@@ -160,6 +171,10 @@ O_FIXED_END = O_VIEW_COPY + VIEW_LEN
 
 # A turn starts with the dealer's initial tiles, a draw, a kong replacement, or a pung (no draw).
 PHASE_FIRST, PHASE_DRAW, PHASE_REPLACEMENT, PHASE_AFTER_PUNG = (I64(i) for i in range(4))
+# resume points: before the exchange, before the void choice, at the start of a turn (its draw),
+# at the seat's question after the draw, at the claims on its discard; AT_END: no hand in play
+AT_END, AT_EXCHANGE, AT_VOID, AT_TURN, AT_ASK, AT_CLAIMS = (I64(i) for i in range(6))
+PAUSED = I64(-2)  # ``play_on``'s result when it stopped at O_PAUSE
 # What the claims on a discard came to (``_claims``).
 CLAIM_ILLEGAL, CLAIM_NONE, CLAIM_WINS, CLAIM_PUNG, CLAIM_KONG = (I64(i) for i in range(-1, 4))
 NO_END = I64(-1)      # the hand goes on (else an END_* reason)
@@ -190,6 +205,9 @@ def new_state(R, seed: int, g: int, win_cap: int, pay_cap: int, script=None, log
     S[O_RULES:O_RULES + N_RULE_FIELDS] = R
     S[offs[2]:offs[2] + script.size] = script.ravel()
     return S
+
+
+ROLLOUT_STATE_LEN = layout(0, 0, 1, 0)[0]  # a rollout state: no buffers, one forced answer per seat
 
 
 def log_rows(S) -> np.ndarray:
@@ -428,11 +446,39 @@ def check_hints(S):
     return -1
 
 
+@nb.njit(cache=True, _nrt=False)
+def check_visible(S):
+    """Invariant: each seat's visible counts (view.py: V_VISIBLE) equal a recount of what it can
+    see: its own tiles and sets, the discard piles, the set-aside winning tiles, the others'
+    sets (a concealed kong once its tile is shown) and the winners' revealed hands (a blood-battle
+    winner's, its hand itself). Returns the first seat where they differ, else -1."""
+    for s in range(4):
+        v = _v(s)
+        for t in range(N_KINDS):
+            n = S[O_PILE + t] + S[O_ASIDE + t] + S[O_HAND + s * N_KINDS + t] + S[O_MELD_CNT + s * N_KINDS + t]
+            for o in range(4):
+                if o == s:
+                    continue
+                n += S[v + vw.V_REVEALED + o * N_KINDS + t]
+                if S[O_OUT + o] and S[v + vw.V_REVEALED + o * N_KINDS + t] != S[O_HAND + o * N_KINDS + t]:
+                    return s  # a winner out of the hand keeps the tiles it showed
+                for i in range(S[O_N_MELDS + o]):
+                    if S[v + vw.V_MELD_TILE + o * 4 + i] == t:
+                        kind = S[O_MELD_KIND + o * 4 + i]
+                        n += 3 if kind == M_PUNG else 4
+            if n != S[v + vw.V_VISIBLE + t]:
+                return s
+    return -1
+
+
 @nb.njit(cache=True, inline="always")
 def _check(S):
     if S[O_CHECK]:
         if not check_tiles(S):
             _error(S, ERR_INVARIANT, MINUS_ONE, MINUS_ONE, INV_TILES)
+        bad = check_visible(S)
+        if bad >= 0:
+            _error(S, ERR_INVARIANT, bad, MINUS_ONE, INV_VISIBLE)
         bad = check_hints(S)
         if bad >= 0:
             _error(S, ERR_INVARIANT, bad, MINUS_ONE, INV_READY_HINT)
@@ -455,8 +501,12 @@ def _pay(S, payer, payee, amount, reason):
         if S[O_TURN_KONG_SEAT] != payee + 1:  # the first kong of a seat's turn
             for q in range(4):
                 S[O_TURN_KONG + q] = 0
+                _set_all(S, vw.V_TURN_KONG + q, ZERO)
             S[O_TURN_KONG_SEAT] = payee + 1
+            _set_all(S, vw.V_TURN_KONG_SEAT, payee + 1)
         S[O_TURN_KONG + payer] += amount
+        _set_all(S, vw.V_TURN_KONG + payer, S[O_TURN_KONG + payer])
+        _set_all(S, vw.V_KONG_INCOME + payee * 4 + payer, S[O_KONG_RECV + payee * 4 + payer])
     for s in range(4):
         S[_v(s) + vw.V_SCORE + payer] -= amount
         S[_v(s) + vw.V_SCORE + payee] += amount
@@ -530,6 +580,7 @@ def _record_win(S, seat, tile, frm, kind, ctx):
         S[O_FIRST_WIN + seat] = w
     S[O_WINS + seat] += 1
     _set_all(S, vw.V_WINS + seat, S[O_WINS + seat])
+    _set_all(S, vw.V_VOID_CAP + seat, ZERO)  # a winning hand holds no void tile
     S[O_CLEAN] = 0
     if _tracing(S):
         e = _log(S, EV_WIN, seat, tile, frm, kind, w)
@@ -705,8 +756,9 @@ def _fan_on(S, seat, t, ctx):
 
 
 @nb.njit(cache=True, inline="always")
-def _offer(S, seat, t, frm, can_win, can_pung, can_kong):
+def _offer(S, seat, t, frm, can_win, can_pung, can_kong, kong_discard):
     v = _v(seat)
+    S[v + vw.V_KONG_DISCARD] = kong_discard
     S[v + vw.V_TILE] = t
     S[v + vw.V_FROM] = frm
     S[v + vw.V_CAN_WIN] = can_win
@@ -753,12 +805,16 @@ def _reset(S, dealer):
         S[v + vw.V_TILE] = -1
         S[v + vw.V_FROM] = -1
         S[v + vw.V_RNG_KEY] = I64(stream_key(seed, g, STREAM_SEAT + s))
+        S[v + vw.V_ARENA] = S[O_ARENA + s]
         for i in range(4):
             S[v + vw.V_VOID + i] = NO_VOID
             S[v + vw.V_SCORE + i] = S[O_SCORES_IN + i]
         for i in range(3):
             S[v + vw.V_PASSED + i] = -1
             S[v + vw.V_RECEIVED + i] = -1
+        view_of(S, v + vw.V_PUBLIC, VIEW_LEN - vw.V_PUBLIC)[:] = 0
+        for i in range(4):
+            S[v + vw.V_VOID_CAP + i] = -1
 
 
 @nb.njit(cache=True, _nrt=False)
@@ -937,6 +993,11 @@ def _draw(S, seat, replacement):
     S[O_TURNS] += 1
     S[O_DRAWS + seat] += 1
     S[_v(seat) + vw.V_N_DRAWS] += 1
+    for s in range(4):
+        v = _v(s)
+        S[v + vw.V_DRAWS + seat] += 1
+        if S[v + vw.V_VOID_CAP + seat] >= 0:
+            S[v + vw.V_VOID_CAP + seat] += 1
     S[O_PASSLOCK + seat] = 0  # any draw lifts it (RULES.md: Rulings where the documents are silent, passed-win lock)
     if _tracing(S):
         _log(S, EV_DRAW, seat, t, replacement, ZERO, ZERO)
@@ -951,6 +1012,14 @@ def _find_pung(S, seat, t):
     return -1
 
 
+@nb.njit(cache=True, inline="always")
+def _no_void_shown(S, seat, allowed_rule):
+    """A claim or kong that the rules allow only without void tiles (``allowed_rule`` off) shows
+    every seat that ``seat`` holds none (view.py: V_VOID_CAP)."""
+    if not _r(S, allowed_rule):
+        _set_all(S, vw.V_VOID_CAP + seat, ZERO)
+
+
 @nb.njit(cache=True, _nrt=False)
 def _add_meld(S, seat, kind, t):
     i = S[O_N_MELDS + seat]
@@ -961,6 +1030,7 @@ def _add_meld(S, seat, kind, t):
     S[O_MELD_CNT + seat * N_KINDS + t] += 3 if kind == M_PUNG else 4
     if kind != M_PUNG:
         S[O_N_KONGS + seat] += 1
+    _no_void_shown(S, seat, R_KONG_WHILE_VOID if kind == M_KONG_CONCEALED else R_CLAIM_WHILE_VOID)
     for s in range(4):
         v = _v(s)
         S[v + vw.V_N_MELDS + seat] = i + 1
@@ -1018,7 +1088,8 @@ def _settle_self_draw(S, seat, tile, kind, ctx, feeder):
     """Self-draw (or kong replacement): each liable seat pays base + self_draw_bonus. With a
     ``feeder`` (>= 0: a replacement win after an exposed kong on its discard, under
     ``exposed_kong_bloom = feeder_pays``) that seat alone pays base, and the win scores no
-    self_draw fan (RULES.md: Settlement)."""
+    self_draw fan (RULES.md: Settlement). The winning tile is set aside before the winner's
+    hand is revealed, so the revealed hand is the one it keeps."""
     if S[O_N_WINS] == 0:
         S[O_NEXT_DEALER] = seat
     if feeder >= 0:
@@ -1032,6 +1103,7 @@ def _settle_self_draw(S, seat, tile, kind, ctx, feeder):
             if _liable(S, seat, other):
                 _pay(S, I64(other), seat, amount, REASON_WIN)
                 _win_paid(S, w, amount)
+    _set_aside_from_hand(S, seat, tile)
     _after_first_win(S, seat)
 
 
@@ -1088,6 +1160,8 @@ def _transfer(S, n_win, frm):
     for q in range(4):
         S[O_KONG_RECV + frm * 4 + q] -= S[O_TURN_KONG + q]
         S[O_TURN_KONG + q] = 0
+        _set_all(S, vw.V_KONG_INCOME + frm * 4 + q, S[O_KONG_RECV + frm * 4 + q])
+        _set_all(S, vw.V_TURN_KONG + q, ZERO)
 
 
 @nb.njit(cache=True, inline="always")
@@ -1129,7 +1203,7 @@ def _rob_window(S, kong_seat, t):
         seat = (kong_seat + i) % 4
         if S[O_OUT + seat] or not _can_win_on(S, seat, t, ctx):
             continue
-        _offer(S, seat, t, kong_seat, ONE, ZERO, ZERO)
+        _offer(S, seat, t, kong_seat, ONE, ZERO, ZERO, ZERO)
         ans = _ask(S, seat, Q_ROB)
         if ans == C_WIN:
             S[O_WINNERS + n_win] = seat
@@ -1158,6 +1232,7 @@ def _declare_kong(S, seat, t, kind, frm):
         S[_v(seat) + vw.V_VISIBLE + t] += 1
         _show(S, t, ONE, seat)
         _set_all(S, vw.V_MELD_KIND + seat * 4 + i, M_KONG_ADDED)
+        _no_void_shown(S, seat, R_KONG_WHILE_VOID)
         for other in range(4):
             if _liable(S, seat, other):
                 _pay(S, I64(other), seat, _r(S, R_KONG_PAY_ADDED), REASON_KONG)
@@ -1172,13 +1247,61 @@ def _declare_kong(S, seat, t, kind, frm):
                 _pay(S, I64(other), seat, _r(S, R_KONG_PAY_CONCEALED), REASON_KONG)
     else:
         _add(S, seat, t, I64(-3))
-        S[_v(seat) + vw.V_VISIBLE + t] += 4
+        S[_v(seat) + vw.V_VISIBLE + t] += 3  # its three tiles, now in the set
         S[O_PILE + t] -= 1
         _show(S, t, I64(3), seat)
         _add_meld(S, seat, M_KONG_EXPOSED, t)
         if _tracing(S):
             _log(S, EV_KONG, seat, t, KONG_EXPOSED, frm, ZERO)
         _pay(S, frm, seat, _r(S, R_KONG_PAY_EXPOSED), REASON_KONG)
+
+
+@nb.njit(cache=True, inline="always")
+def _claim_options(S, seat, t, last, ctx):
+    """(can win, can pung, can kong) for ``seat`` on another seat's discard t."""
+    held = S[O_HAND + seat * N_KINDS + t]
+    # & rather than "and": one branch on the outcome instead of one per (random) condition
+    can_pung = ((held >= 2) & (not last) & (S[O_LOCKED + seat] == 0) & (t // 9 != S[O_VOID + seat])
+                & ((_r(S, R_CLAIM_WHILE_VOID) != 0) | (not _must_void(S, seat))))
+    can_win = _can_win_on(S, seat, t, ctx)
+    return can_win, can_pung, can_pung and held >= 3
+
+
+@nb.njit(cache=True, _nrt=False)
+def pose(S, seat):
+    """In a hand stopped at a resume point (O_PAUSE): put the question that point asks
+    ``seat`` into its view as the engine would ask it, without asking (``simcore.analyze``,
+    tests). Returns the question, or -1 when the point asks that seat nothing."""
+    at = S[O_AT]
+    v = _v(seat)
+    cur = S[O_CUR]
+    if at == AT_EXCHANGE or at == AT_VOID:
+        q = Q_EXCHANGE if at == AT_EXCHANGE else Q_VOID
+        if q == Q_EXCHANGE and not _r(S, R_EXCHANGE):
+            return MINUS_ONE
+    elif at == AT_ASK:
+        if seat != cur:
+            return MINUS_ONE
+        can_win, mask = _turn_options(S, cur, S[O_DRAWN], S[O_PHASE])
+        if S[O_LOCKED + cur] and not can_win and mask == 0:
+            return MINUS_ONE
+        q = Q_TURN
+    elif at == AT_CLAIMS:
+        t = S[O_DISCARDED]
+        if seat == cur or S[O_OUT + seat]:
+            return MINUS_ONE
+        last = tiles_left(S) == 0
+        ctx = (CTX_LAST_TILE if last else 0) | (CTX_KONG_DISCARD if S[O_KONGED] else 0)
+        can_win, can_pung, can_kong = _claim_options(S, seat, t, last, ctx)
+        if not (can_win or can_pung):
+            return MINUS_ONE
+        _offer(S, seat, t, cur, I64(can_win), I64(can_pung), I64(can_kong), S[O_KONGED])
+        q = Q_CLAIM
+    else:
+        return MINUS_ONE
+    S[v + vw.V_QUESTION] = q
+    S[v + vw.V_WALL_LEFT] = tiles_left(S)
+    return q
 
 
 @nb.njit(cache=True, _nrt=False)
@@ -1198,15 +1321,10 @@ def _claims(S, frm, t, kong_turn):
         seat = (frm + i) % 4
         if S[O_OUT + seat]:
             continue
-        held = S[O_HAND + seat * N_KINDS + t]
-        # & rather than "and": one branch on the outcome instead of one per (random) condition
-        can_pung = ((held >= 2) & (not last) & (S[O_LOCKED + seat] == 0) & (t // 9 != S[O_VOID + seat])
-                    & ((_r(S, R_CLAIM_WHILE_VOID) != 0) | (not _must_void(S, seat))))
-        can_win = _can_win_on(S, seat, t, ctx)
+        can_win, can_pung, can_kong = _claim_options(S, seat, t, last, ctx)
         if not (can_win or can_pung):
             continue
-        can_kong = can_pung and held >= 3
-        _offer(S, seat, t, frm, I64(can_win), I64(can_pung), I64(can_kong))
+        _offer(S, seat, t, frm, I64(can_win), I64(can_pung), I64(can_kong), I64(kong_turn))
         ans = _ask(S, seat, Q_CLAIM)
         if ans == C_WIN and can_win:
             S[O_WINNERS + n_win] = seat
@@ -1231,7 +1349,7 @@ def _claims(S, frm, t, kong_turn):
     S[O_CLEAN] = 0
     if claim_kind == C_PUNG:
         _add(S, claim_seat, t, I64(-2))
-        S[_v(claim_seat) + vw.V_VISIBLE + t] += 3
+        S[_v(claim_seat) + vw.V_VISIBLE + t] += 2  # its two tiles, now in the set
         S[O_PILE + t] -= 1
         _show(S, t, I64(2), claim_seat)
         _add_meld(S, I64(claim_seat), M_PUNG, t)
@@ -1240,6 +1358,7 @@ def _claims(S, frm, t, kong_turn):
         return CLAIM_PUNG, I64(claim_seat)
     _declare_kong(S, I64(claim_seat), t, KONG_EXPOSED, frm)
     S[O_KONG_FEEDER] = frm + 1
+    _set_all(S, vw.V_KONG_FEEDER, frm + 1)
     return CLAIM_KONG, I64(claim_seat)
 
 
@@ -1347,9 +1466,14 @@ def _discard(S, seat, t):
         _error(S, ERR_INVARIANT, seat, Q_TURN, INV_VOID_DISCARD)
     _add(S, seat, t, MINUS_ONE)
     S[O_PILE + t] += 1
+    void = S[O_VOID + seat]
     for s in range(4):
         v = _v(s)
         S[v + vw.V_VISIBLE + t] += 1  # the discarder's own copy moved from hand to pile
+        if t // 9 != void:  # it held no void tile, or it would have had to discard one
+            S[v + vw.V_VOID_CAP + seat] = 0
+        elif S[v + vw.V_VOID_CAP + seat] > 0:
+            S[v + vw.V_VOID_CAP + seat] -= 1
         if s == seat:
             S[v + vw.V_MUST_VOID] = 1 if _must_void(S, seat) else 0
         nd = S[v + vw.V_N_DISCARDS]
@@ -1466,7 +1590,6 @@ def _self_draw(S, cur, drawn, phase, dealer):
     if phase == PHASE_REPLACEMENT and _r(S, R_EXPOSED_KONG_BLOOM) == BLOOM_FEEDER_PAYS:
         feeder = S[O_KONG_FEEDER] - 1   # -1 unless the turn began with an exposed kong
     _settle_self_draw(S, cur, I64(tile), kind, I64(ctx), I64(feeder))
-    _set_aside_from_hand(S, cur, I64(tile))
 
 
 @nb.njit(cache=True, _nrt=False)
@@ -1548,30 +1671,82 @@ def _after_discard(S, cur, t, kong_turn):
 def play_hand(S, dealer, fixed_dir):
     """Play the hand whose seed, index, scores before it (and, for scenarios, wall) are in S's
     header (RULES.md: One hand, step by step); returns the next dealer (RULES.md: One hand,
-    step by step, step 8). The results stay in S until ``_write_rows``."""
+    step by step, step 8), or PAUSED when O_PAUSE stopped it. The results stay in S until
+    ``_write_rows``."""
     _reset(S, dealer)
     _shuffle(S)
     _deal(S, dealer)
     _check(S)
-    if _r(S, R_EXCHANGE):
-        if not _exchange(S, fixed_dir):
+    S[O_AT] = AT_EXCHANGE
+    return play_on(S, fixed_dir)
+
+
+@nb.njit(cache=True, inline="always")
+def _pause(S, at, cur, phase, drawn, konged, t):
+    """At a resume point: count it down when a pause is set; at zero keep where play stands in
+    S (O_AT ...) and tell ``play_on`` to return."""
+    if S[O_PAUSE] <= 0:
+        return False
+    S[O_PAUSE] -= 1
+    if S[O_PAUSE] > 0:
+        return False
+    S[O_AT] = at
+    S[O_CUR] = cur
+    S[O_PHASE] = phase
+    S[O_DRAWN] = drawn
+    S[O_KONGED] = 1 if konged else 0
+    S[O_DISCARDED] = t
+    return True
+
+
+@nb.njit(cache=True, _nrt=False)
+def play_on(S, fixed_dir):
+    """Play the hand in S on from its resume point (O_AT and the slots after it) to its end:
+    the whole hand after ``_deal`` (AT_EXCHANGE), or a copied or sampled state stopped at any
+    question (ARCHITECTURE.md: A hand that resumes). Returns as ``play_hand``."""
+    dealer = S[O_DEALER]
+    at = S[O_AT]
+    cur = S[O_CUR]
+    phase = S[O_PHASE]
+    drawn = S[O_DRAWN]
+    kong_turn = S[O_KONGED] != 0
+    t = S[O_DISCARDED]
+    if at == AT_EXCHANGE:
+        if _pause(S, AT_EXCHANGE, cur, phase, drawn, kong_turn, t):
+            return PAUSED
+        if _r(S, R_EXCHANGE):
+            if not _exchange(S, fixed_dir):
+                S[O_AT] = AT_END
+                return dealer
+            _check(S)
+        at = AT_VOID
+    if at == AT_VOID:
+        if _pause(S, AT_VOID, cur, phase, drawn, kong_turn, t):
+            return PAUSED
+        if not _choose_voids(S):
+            S[O_AT] = AT_END
             return dealer
-        _check(S)
-    if not _choose_voids(S):
-        return dealer
-    cur = dealer
-    phase = PHASE_FIRST
+        cur = dealer
+        phase = PHASE_FIRST
+        at = AT_TURN
     end = NO_END
     while end < 0 and S[O_ERR] == ERR_NONE:
         # a turn: a draw (none on the dealer's first turn or after a pung), then win, kong
         # (a replacement, and again), or discard
-        kong_turn = phase == PHASE_REPLACEMENT  # the turn began with an exposed kong
-        if not kong_turn:  # no kong of this turn yet, and no feeder
-            S[O_TURN_KONG_SEAT] = 0
-            S[O_KONG_FEEDER] = 0
-        drawn = _draw(S, cur, I64(kong_turn)) if phase == PHASE_DRAW or kong_turn else NO_TILE
-        _check(S)
-        while S[O_ERR] == ERR_NONE:
+        if at == AT_TURN:
+            kong_turn = phase == PHASE_REPLACEMENT  # the turn began with an exposed kong
+            if not kong_turn and (S[O_TURN_KONG_SEAT] != 0 or S[O_KONG_FEEDER] != 0):
+                S[O_TURN_KONG_SEAT] = 0  # no kong of this turn yet, and no feeder
+                S[O_KONG_FEEDER] = 0
+                _set_all(S, vw.V_TURN_KONG_SEAT, ZERO)
+                _set_all(S, vw.V_KONG_FEEDER, ZERO)
+            drawn = _draw(S, cur, I64(kong_turn)) if phase == PHASE_DRAW or kong_turn else NO_TILE
+            _check(S)
+            at = AT_ASK
+        discarded = at == AT_CLAIMS
+        while not discarded and S[O_ERR] == ERR_NONE:
+            if _pause(S, AT_ASK, cur, phase, drawn, kong_turn, t):
+                return PAUSED
             can_win, mask = _turn_options(S, cur, drawn, phase)
             ans = _turn_answer(S, cur, drawn, can_win, mask)
             if ans == A_WIN and can_win:
@@ -1580,16 +1755,16 @@ def play_hand(S, dealer, fixed_dir):
                 end, cur = _after_self_draw(S, cur)
                 phase = PHASE_DRAW
                 break
-            t = ans - A_KONG
-            if 0 <= t < N_KINDS and (mask >> t) & 1:
-                if _find_pung(S, cur, t) >= 0 and S[O_LOCKED + cur] == 0:
-                    robbed, end, nxt = _added_kong(S, cur, t)
+            k = ans - A_KONG
+            if 0 <= k < N_KINDS and (mask >> k) & 1:
+                if _find_pung(S, cur, k) >= 0 and S[O_LOCKED + cur] == 0:
+                    robbed, end, nxt = _added_kong(S, cur, k)
                     if robbed != 0:
                         cur = nxt
                         phase = PHASE_DRAW
                         break
                 else:
-                    _declare_kong(S, cur, t, KONG_CONCEALED, MINUS_ONE)
+                    _declare_kong(S, cur, k, KONG_CONCEALED, MINUS_ONE)
                 kong_turn = True
                 phase = PHASE_REPLACEMENT
                 drawn = _draw(S, cur, ONE)
@@ -1600,8 +1775,14 @@ def play_hand(S, dealer, fixed_dir):
                 break
             _discard(S, cur, ans)
             _check(S)
-            end, cur, phase = _after_discard(S, cur, ans, kong_turn)
-            break
+            t = ans
+            discarded = True
+        at = AT_TURN
+        if discarded:
+            if _pause(S, AT_CLAIMS, cur, phase, drawn, kong_turn, t):
+                return PAUSED
+            end, cur, phase = _after_discard(S, cur, t, kong_turn)
+    S[O_AT] = AT_END
     if (S[O_ERR] == ERR_NONE or S[O_ERR] == ERR_INVARIANT) and end >= 0:
         _finish(S, end)
     return S[O_NEXT_DEALER]
@@ -1652,24 +1833,59 @@ def _set_players(S, tab, fns, setup):
         S[O_SCRATCH_USE + s] = min(max(setup[vw.SETUP_SCRATCH + s], 0), vw.N_SCRATCH)
 
 
+@nb.njit(cache=True)
+def _arena_len(arena):
+    n = 0
+    for s in range(4):
+        n += max(arena[s * AR_HEADER + AR_LEN], 0)
+    return max(n, 1)
+
+
+@nb.njit(cache=True)
+def _set_arenas(S, A, rfns, arena):
+    """Each searching seat's arena (``simcore.arena``) in A: its template from ``arena``
+    (``strategies.registry.Players.arena``), its rollout players' addresses from ``rfns``
+    ([group*4 + seat]: the seat's rollout policy), its address in the header for the views."""
+    off = 0
+    base = address_of(A)
+    for s in range(4):
+        n = arena[s * AR_HEADER + AR_LEN]
+        S[O_ARENA + s] = 0
+        if n <= 0:
+            continue
+        for i in range(AR_HEADER):
+            A[off + i] = arena[s * AR_HEADER + i]
+        for g in range(3):
+            jit, c = strategy_addresses(rfns[g * 4 + s])
+            for x in range(4):
+                A[off + AR_FNS + 2 * (g * 4 + x)] = jit
+                A[off + AR_FNS + 2 * (g * 4 + x) + 1] = c
+        S[O_ARENA + s] = base + 8 * off
+        off += n
+    for s in range(4):
+        S[_v(s) + vw.V_ARENA] = S[O_ARENA + s]
+
+
 _I64T = nb.types.int64
 _FNS = nb.types.UniTuple(vw.STRATEGY_TYPE, 12)
 _OUT2 = nb.types.int32[:, ::1]
 _OUT3 = nb.types.int32[:, :, ::1]
-SIG_BATCH = nb.types.void(nb.types.uint8[::1], _I64T[::1], _FNS, _I64T[::1], _I64T, _I64T, _I64T, nb.types.boolean,
-                          nb.types.boolean, _OUT2, _OUT3, _OUT3, _OUT3)
-SIG_TRACED = nb.types.void(nb.types.uint8[::1], _FNS, _I64T[::1], _I64T, _I64T[::1], _I64T[::1], _I64T, _I64T[::1],
-                           _OUT2, _OUT3, _OUT3, _OUT3)
+SIG_BATCH = nb.types.void(nb.types.uint8[::1], _I64T[::1], _FNS, _I64T[::1], _FNS, _I64T[::1], _I64T, _I64T, _I64T,
+                          nb.types.boolean, nb.types.boolean, _OUT2, _OUT3, _OUT3, _OUT3)
+SIG_TRACED = nb.types.void(nb.types.uint8[::1], _FNS, _I64T[::1], _FNS, _I64T[::1], _I64T, _I64T[::1], _I64T[::1],
+                           _I64T, _I64T[::1], _OUT2, _OUT3, _OUT3, _OUT3)
 
 
 @nb.njit(SIG_BATCH, cache=True, parallel=True, nogil=True)
-def play_batch(tab, R, fns, setup, seed, first, n_items, match_mode, check, hand_out, seat_out, win_out, pay_out):
+def play_batch(tab, R, fns, setup, rfns, arena, seed, first, n_items, match_mode, check, hand_out, seat_out, win_out,
+               pay_out):
     """Play ``n_items`` independent hands (global indices first..) or matches (first..) into the
     output rows. Independent hand g is dealt by seat g mod 4. A match plays
     ``hands_per_match`` hands from ``start_points``, seat 0 dealing first, the next dealer by
     RULES.md; its hand j has global index match * hands_per_match + j. Results do not depend
     on thread count or block size: every hand is reset and seeded by its global index. It
-    releases the GIL, so a writer thread can encode the previous chunk meanwhile."""
+    releases the GIL, so a writer thread can encode the previous chunk meanwhile. ``rfns`` and
+    ``arena``: the searching seats' rollout players and arenas (``strategies.registry.Players``)."""
     hpm = R[R_HANDS_PER_MATCH] if match_mode else 1
     n_blocks = (n_items + BLOCK - 1) // BLOCK
     win_cap = win_out.shape[1]
@@ -1686,6 +1902,8 @@ def play_batch(tab, R, fns, setup, seed, first, n_items, match_mode, check, hand
         S = data_ptr(S_own)
         _init_header(S, R, seed, I64(win_cap), I64(pay_cap), check)
         _set_players(S, tab, fns, setup)
+        A_own = np.zeros(_arena_len(arena), np.int64)
+        _set_arenas(S, data_ptr(A_own), rfns, arena)
         lo = b * BLOCK
         hi = min(lo + BLOCK, n_items)
         for item in range(lo, hi):
@@ -1707,23 +1925,31 @@ def play_batch(tab, R, fns, setup, seed, first, n_items, match_mode, check, hand
                 S[O_G] = g
                 play_hand(S, g % 4, no_dir)
                 _write_rows(S, item, hand_out, seat_out, win_out, pay_out)
-        S_own[0] += 0  # keep the owner alive past the last use of its pointer
+        S_own[0] += 0  # keep the owners alive past the last use of their pointers
+        A_own[0] += 0
 
 
 @nb.njit(cache=True)
-def play_traced(tab, fns, setup, dealer, scores0, fixed_wall, fixed_dir, S, hand_out, seat_out, win_out, pay_out):
+def play_traced(tab, fns, setup, rfns, arena, dealer, scores0, fixed_wall, fixed_dir, S, hand_out, seat_out, win_out,
+                pay_out):
     """One hand with its event log on (traces, scenarios): the same ``play_hand`` as the batch.
     S must be laid out by ``layout`` with its header filled (see ``simcore.trace``). Compiled
     for ``SIG_TRACED`` by ``traced()`` when first needed, so a simulation never compiles it."""
     P = data_ptr(S)
     _set_players(P, tab, fns, setup)
+    A_own = np.zeros(_arena_len(arena), np.int64)
+    _set_arenas(P, data_ptr(A_own), rfns, arena)
     for s in range(4):
         P[O_SCORES_IN + s] = scores0[s]
     P[O_FIXED_WALL_N] = fixed_wall.shape[0] if fixed_wall.shape[0] == N_TILES else 0
     for i in range(P[O_FIXED_WALL_N]):
         P[O_FIXED_WALL + i] = fixed_wall[i]
-    play_hand(P, dealer, fixed_dir)
+    if P[O_AT] == AT_END:  # a new hand (O_PAUSE may stop it at a resume point)
+        play_hand(P, dealer, fixed_dir)
+    else:  # a hand stopped at a resume point goes on
+        play_on(P, fixed_dir)
     _write_rows(P, I64(0), hand_out, seat_out, win_out, pay_out)
+    A_own[0] += 0
 
 
 def traced():

@@ -97,6 +97,15 @@ def uint8_ptr(typingctx, addr):
 
 
 @intrinsic
+def int64_ptr(typingctx, addr):
+    """The int64 pointer stored as an int64 by ``address_of`` (a search arena's address)."""
+    def codegen(context, builder, sig, args):
+        return builder.inttoptr(args[0], context.get_value_type(sig.return_type))
+
+    return types.CPointer(types.int64)(types.int64), codegen
+
+
+@intrinsic
 def strategy_addresses(typingctx, f):
     """(numba entry point, C wrapper) addresses of a first-class function value."""
     if not isinstance(f, types.FunctionType):

@@ -73,10 +73,12 @@ N_PAY_FIELDS = 4
 
 # -- errors (H_ERROR) and broken invariants (H_ERR_ANSWER when H_ERROR == ERR_INVARIANT) --------
 ERR_NONE, ERR_ILLEGAL, ERR_INVARIANT, ERR_VIEW_WRITE = (I64(i) for i in range(4))  # ERR_VIEW_WRITE: answer = slot
-INV_TILES, INV_VOID_DISCARD, INV_VOID_WIN, INV_PAYMENTS, INV_ZERO_SUM, INV_READY_HINT = (I64(i) for i in range(1, 7))
+INV_TILES, INV_VOID_DISCARD, INV_VOID_WIN, INV_PAYMENTS, INV_ZERO_SUM, INV_READY_HINT, INV_VISIBLE = (
+    I64(i) for i in range(1, 8))
 INVARIANTS = {1: "108 tiles accounted for", 2: "no discard outside the void suit while holding it",
               3: "no win while holding the void suit", 4: "payments add up to net", 5: "every hand sums to zero",
-              6: "the readiness hint agrees with the hand"}
+              6: "the readiness hint agrees with the hand",
+              7: "each seat's visible counts match what it can see (view.py: V_VISIBLE)"}
 
 # -- the trace log -----------------------------------------------------------------------------
 # A row is LOG_WIDTH int64: the event kind, then five fields named per kind by EVENT_FIELDS, then

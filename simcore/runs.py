@@ -4,6 +4,7 @@ the dealer and scores the run recorded before the hand."""
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
 import pyarrow.compute as pc
@@ -47,20 +48,30 @@ def _loadable_seats(run_dir: Path, manifest: dict, seats) -> list[str]:
     return out
 
 
-def traced_hands_of_run(run_dir, hands, rules_spec=None, sets=(), seed=None, seats_spec=None) -> list[TracedHand]:
-    """Traces of hands of a run; they equal the run's rows for those hands."""
+@dataclass
+class RunHand:
+    """Everything that replays hand g of a run: its rules, players, seed, dealer and scores."""
+
+    rules: object
+    players: object
+    seats: list
+    seed: int
+    g: int
+    dealer: int
+    scores: list
+    match: int | None = None
+    hand_in_match: int | None = None
+
+
+def hands_of_run(run_dir, hands) -> list[RunHand]:
+    """The replay set-up of hands of a run (in match mode, the dealer and scores it recorded)."""
     run_dir = Path(run_dir)
-    if rules_spec is not None or sets or seed is not None or seats_spec is not None:
-        raise ValueError("with a run directory the run's own rules, seed and seats are used: "
-                         "drop --rules, --set, --seed and --seats")
     manifest = rio.read_manifest(run_dir)
     cfg = RunConfig.from_json(manifest["config"])
     from strategies.registry import parse_seats, seat_functions
 
-    from .batch import trace_command
-
     fns = seat_functions(parse_seats(",".join(_loadable_seats(run_dir, manifest, cfg.seats))))
-    out: list[TracedHand] = []
+    out: list[RunHand] = []
     for g in hands:
         if g >= cfg.total_hands:
             raise ValueError(f"hand {g} is not in {run_dir}: it has hands 0-{cfg.total_hands - 1}")
@@ -71,12 +82,26 @@ def traced_hands_of_run(run_dir, hands, rules_spec=None, sets=(), seed=None, sea
             if len(rows) != 4 or not head:
                 raise ValueError(f"hand {g} of {run_dir} has not been played yet (resume the run first)")
             scores = [r["score_before"] for r in sorted(rows, key=lambda r: r["seat"])]
-            out.append(trace_hand(cfg.rules, fns, list(cfg.seats), cfg.seed, g, dealer=head[0]["dealer"],
-                                  scores=scores, match=g // hpm, hand_in_match=g % hpm))
+            out.append(RunHand(cfg.rules, fns, list(cfg.seats), cfg.seed, g, head[0]["dealer"], scores,
+                               g // hpm, g % hpm))
         else:
-            out.append(trace_hand(cfg.rules, fns, list(cfg.seats), cfg.seed, g))
-        out[-1].hint = trace_command(cfg.rules, cfg.seed, g, run_dir=run_dir)
+            out.append(RunHand(cfg.rules, fns, list(cfg.seats), cfg.seed, g, g % 4, [0, 0, 0, 0]))
     return out
 
 
-__all__ = ["traced_hands_of_run"]
+def traced_hands_of_run(run_dir, hands, rules_spec=None, sets=(), seed=None, seats_spec=None) -> list[TracedHand]:
+    """Traces of hands of a run; they equal the run's rows for those hands."""
+    if rules_spec is not None or sets or seed is not None or seats_spec is not None:
+        raise ValueError("with a run directory the run's own rules, seed and seats are used: "
+                         "drop --rules, --set, --seed and --seats")
+    from .batch import trace_command
+
+    out: list[TracedHand] = []
+    for h in hands_of_run(run_dir, hands):
+        out.append(trace_hand(h.rules, h.players, h.seats, h.seed, h.g, dealer=h.dealer, scores=h.scores,
+                              match=h.match, hand_in_match=h.hand_in_match))
+        out[-1].hint = trace_command(h.rules, h.seed, h.g, run_dir=run_dir)
+    return out
+
+
+__all__ = ["RunHand", "hands_of_run", "traced_hands_of_run"]

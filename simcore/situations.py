@@ -306,6 +306,6 @@ def play_steered(sc: Scenario, players, seed: int, g: int):
 
     me = (sc.dealer + 1) % 4
     fns = tuple(f if i % 4 == me or i >= 4 else passive for i, f in enumerate(players.fns))
-    _, _, hand, seats, _, _ = run_traced(sc.ruleset(), type(players)(fns, players.setup), seed, g, sc.dealer,
+    _, _, hand, seats, _, _ = run_traced(sc.ruleset(), type(players)(fns, players.setup, players.rfns, players.arena), seed, g, sc.dealer,
                                          fixed_wall=sc.wall(), script=sc.script(), check=True)
     return me, hand[0], seats[0]

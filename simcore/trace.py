@@ -190,21 +190,28 @@ def _error_event(S, hand, strategies) -> dict:
 
 def run_traced(rules: RuleSet, players, seed: int, g: int, dealer: int, scores=None, *,
                fixed_wall=None, fixed_dir: int = 0, script=None, check: bool = True,
-               win_cap: int = 256, pay_cap: int = 1024):
+               win_cap: int = 256, pay_cap: int = 1024, pause: int = 0, state=None):
     """Play hand g with the log on; returns the raw arrays (state, log, rows). ``players`` as
-    ``simcore.batch.run_batch`` takes them."""
+    ``simcore.batch.run_batch`` takes them. ``pause`` > 0 stops the hand at that resume point
+    (``simcore.engine.play_on``; the state's O_AT says where, AT_END if the hand ended first);
+    ``state``, a state so stopped (or a copy), plays that hand on instead of a new one."""
     from strategies.registry import players_of
 
     players = players_of(players)
     tab = load_tables()
     scores0 = np.zeros(4, np.int64) if scores is None else np.asarray(scores, np.int64)
     wall = np.zeros(0, np.int64) if fixed_wall is None else np.asarray(fixed_wall, np.int64)
-    S = E.new_state(rules.to_array(), seed, g, win_cap, pay_cap, script, LOG_ROWS, check)
+    if state is None:
+        S = E.new_state(rules.to_array(), seed, g, win_cap, pay_cap, script, LOG_ROWS, check)
+        S[E.O_PAUSE] = pause
+    else:
+        S = state
+        win_cap, pay_cap = int(S[E.O_WCAP]), int(S[E.O_PCAP])
     hand = np.zeros((1, rec.N_HAND_FIELDS), np.int32)
     seat = np.zeros((1, 4, rec.N_SEAT_FIELDS), np.int32)
     win = np.zeros((1, win_cap, rec.N_WIN_FIELDS), np.int32)
     pay = np.zeros((1, pay_cap, rec.N_PAY_FIELDS), np.int32)
-    E.traced()(tab, players.fns, players.setup, np.int64(dealer), scores0, wall, np.int64(fixed_dir), S, hand, seat,
+    E.traced()(tab, players.fns, players.setup, players.rfns, players.arena, np.int64(dealer), scores0, wall, np.int64(fixed_dir), S, hand, seat,
                   win, pay)
     n_ev = int(hand[0, rec.H_N_EVENTS])
     if n_ev > LOG_ROWS:

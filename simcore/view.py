@@ -73,6 +73,8 @@ V_CODES = 20        # 3 base-5 codes of the seat's concealed suits (void suit no
 V_N2 = 23           # seven-pairs slots worth two tiles over non-void kinds (all kinds before the void)
 V_N1 = 24           # seven-pairs slots worth one tile over non-void kinds
 V_REPLACEMENT = 25  # Q_TURN: 1 when the drawn tile is a kong's replacement (a win is kong_replacement)
+V_ARENA = 26        # address of this seat's search arena (``simcore.arena``), 0 without one
+V_KONG_DISCARD = 27 # Q_CLAIM: 1 when the discard follows a kong declared in the discarder's turn
 V_HAND = 32         # 27 counts: own concealed tiles
 V_VOID = 59         # 4 seats' void suits (NO_VOID = 3 until declared)
 V_WINS = 63         # 4 seats' number of wins this hand
@@ -95,7 +97,18 @@ V_RULES = 636       # the rule set: ``simcore.rules.RuleSet.to_array``, read as 
 N_RULE_SLOTS = 32
 V_PARAMS = 668      # [group*N_PARAMS + i]: parameter i of the seat's play (group 0), exchange (1) and
 N_PARAMS = 16       # void (2) strategy (``strategies.params``; read with param_int/param_float)
-VIEW_LEN = 716
+# Public facts a searching seat needs to rebuild the table (``simcore.sample``):
+V_DRAWS = 716       # 4 seats' draws this hand
+V_VOID_CAP = 720    # 4 seats: at most this many void-suit tiles held (-1: unknown). A seat that
+                    # discards outside its void suit, claims a pung or declares a kong (unless the
+                    # rules allow it while holding void tiles) proves it holds none; each draw
+                    # adds one, each void tile it discards takes one
+V_KONG_INCOME = 724 # [payee*4 + payer]: kong payments this hand (less what call transfer moved)
+V_TURN_KONG = 740   # [payer]: kong income of the kongs declared in the current turn
+V_TURN_KONG_SEAT = 744  # 1 + the seat those kongs belong to (0: none)
+V_KONG_FEEDER = 745 # 1 + the seat whose discard began this turn's exposed kong (0: none)
+V_PUBLIC = 716      # slots [V_PUBLIC, VIEW_LEN) are reset each hand by the engine
+VIEW_LEN = 746
 
 # A batch's seat setup (``strategies.registry.Players.setup``), what the engine copies into the views:
 # [seat*3*N_PARAMS + group*N_PARAMS + i] parameters, then [SETUP_SCRATCH + seat] the scratch slots
@@ -109,14 +122,14 @@ FIELD_LENGTHS = {
     "V_CODES": 3, "V_HAND": N_KINDS, "V_VOID": 4, "V_WINS": 4, "V_OUT": 4, "V_SCORE": 4, "V_N_MELDS": 4,
     "V_MELD_KIND": 16, "V_MELD_TILE": 16, "V_PASSED": 3, "V_RECEIVED": 3, "V_VISIBLE": N_KINDS,
     "V_SCRATCH": N_SCRATCH, "V_REVEALED": 4 * N_KINDS, "V_DISC_SEQ": N_DISC_SEQ, "V_RULES": N_RULE_SLOTS,
-    "V_PARAMS": 3 * N_PARAMS,
+    "V_PARAMS": 3 * N_PARAMS, "V_DRAWS": 4, "V_VOID_CAP": 4, "V_KONG_INCOME": 16, "V_TURN_KONG": 4,
 }
 
 
 def fields() -> dict[str, tuple[int, int]]:
     """Every view field: name -> (first slot, length)."""
     return {k: (v, FIELD_LENGTHS.get(k, 1)) for k, v in globals().items()
-            if k.startswith("V_") and k != "V_ZEROED" and isinstance(v, int)}
+            if k.startswith("V_") and k not in ("V_ZEROED", "V_PUBLIC") and isinstance(v, int)}
 
 
 

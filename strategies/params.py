@@ -100,11 +100,13 @@ class Param:
         return f"{self.name}={self.text(self.default)} ({self.kind} {rng}): {self.doc}"
 
 
-def parameters(*params: Param, scratch: int | None = None):
+def parameters(*params: Param, scratch: int | None = None, rollout: str | None = None):
     """Declare a strategy's parameters (a decorator on its jitted function); at most
     ``N_PARAMS`` (16), in the order the strategy reads them. ``scratch``: how many of its
     scratch slots (from ``V_SCRATCH``) must start each hand at zero; undeclared, all
-    ``N_SCRATCH`` do (a strategy that declares fewer lets the engine zero less)."""
+    ``N_SCRATCH`` do (a strategy that declares fewer lets the engine zero less). ``rollout``:
+    the strategy searches (``simcore.arena``), and this choice parameter names its rollout
+    policy, a play whose own exchange and void policies come with it."""
     if len(params) > N_PARAMS:
         raise ParamError(f"a strategy declares at most {N_PARAMS} parameters, not {len(params)}")
     names = [p.name for p in params]
@@ -113,9 +115,11 @@ def parameters(*params: Param, scratch: int | None = None):
 
     if scratch is not None and not 0 <= scratch <= N_SCRATCH:
         raise ParamError(f"scratch={scratch}: a strategy has {N_SCRATCH} scratch slots")
+    if rollout is not None and not any(p.name == rollout and p.kind == "choice" for p in params):
+        raise ParamError(f"rollout={rollout!r} names none of the strategy's choice parameters")
 
     def mark(fn):
-        _DECLARED[id(fn)] = (fn, tuple(params), N_SCRATCH if scratch is None else int(scratch))
+        _DECLARED[id(fn)] = (fn, tuple(params), N_SCRATCH if scratch is None else int(scratch), rollout)
         return fn
 
     return mark
@@ -131,7 +135,7 @@ def copy_declaration(src, dst):
     """``dst`` (a function compiled from ``src``) with ``src``'s declaration."""
     entry = _DECLARED.get(id(src))
     if entry is not None and entry[0] is src:
-        _DECLARED[id(dst)] = (dst, entry[1], entry[2])
+        _DECLARED[id(dst)] = (dst,) + entry[1:]
     return dst
 
 
@@ -139,6 +143,12 @@ def scratch_of(fn) -> int:
     """The scratch slots a strategy function needs zeroed each hand (all, undeclared)."""
     entry = _DECLARED.get(id(fn))
     return entry[2] if entry is not None and entry[0] is fn else N_SCRATCH
+
+
+def rollout_param(fn) -> str | None:
+    """The choice parameter naming a searching strategy's rollout policy (None: it does not search)."""
+    entry = _DECLARED.get(id(fn))
+    return entry[3] if entry is not None and entry[0] is fn else None
 
 
 def resolve_values(params: tuple[Param, ...], given: dict[str, str], owner: str) -> tuple[tuple[str, Any], ...]:

@@ -22,20 +22,25 @@ from pathlib import Path
 import numba as nb
 import numpy as np
 
+from simcore.arena import AR_HEADER, AR_LEN, AR_SETUP, AR_STATE_LEN, arena_len
 from simcore.messages import did_you_mean
 from simcore.view import N_PARAMS, SETUP_LEN, SETUP_SCRATCH, STRATEGY_SIG
 
 from . import exchange as _exchange
 from . import expert as _expert
 from . import play as _play
+from . import search as _search
 from . import void as _void
-from .params import ParamError, canonical_text, copy_declaration, declared, resolve_values, scratch_of, slots
+from .params import (
+    ParamError, canonical_text, copy_declaration, declared, resolve_values, rollout_param, scratch_of, slots,
+)
 
 DEFAULT_PLAY = "expert"
 DEFAULT_EXCHANGE = "shortest"
 DEFAULT_VOID = "fewest"
 # a play's own policies, used where its spec names none
-OWN_POLICIES = {"expert": {"exchange": "expert", "void": "expert"}}
+OWN_POLICIES = {"expert": {"exchange": "expert", "void": "expert"},
+                "search": {"exchange": "expert", "void": "expert"}}
 
 PLAY: dict = {}
 EXCHANGE: dict = {
@@ -43,12 +48,14 @@ EXCHANGE: dict = {
     "random": _exchange.random_suit,
     "keep-pairs": _exchange.keep_pairs,
     "expert": _exchange.plans,
+    "search": _search.search,
 }
 VOID: dict = {
     "fewest": _void.fewest,
     "weakest": _void.weakest,
     "random": _void.random_void,
     "expert": _void.plans,
+    "search": _search.search,
 }
 KINDS = {"play": PLAY, "exchange": EXCHANGE, "void": VOID}
 
@@ -63,6 +70,7 @@ register_play("efficient", _play.efficient)
 register_play("flush", _play.flush)
 register_play("defensive", _play.defensive)
 register_play("expert", _expert.expert)
+register_play("search", _search.search)
 
 
 class StrategyError(ValueError):
@@ -380,10 +388,21 @@ def resolve(kind: str, name: str):
 class Players:
     """What the engine needs of the four seats: the twelve functions (play for seats 0-3,
     exchange for 0-3, void for 0-3) and their setup (``simcore.view.SETUP_LEN`` slots: the
-    parameters each seat's strategies read from its view, and the scratch they use)."""
+    parameters each seat's strategies read from its view, and the scratch they use); for
+    seats that search, their rollout players (``rfns``, laid out as ``fns``: seat s's rollout
+    policy's functions) and arena templates (``arena``: ``simcore.arena.AR_HEADER`` slots a
+    seat, length 0 for a seat that does not search)."""
 
     fns: tuple
     setup: np.ndarray
+    rfns: tuple = None
+    arena: np.ndarray = None
+
+    def __post_init__(self):
+        if self.rfns is None:
+            object.__setattr__(self, "rfns", self.fns)
+        if self.arena is None:
+            object.__setattr__(self, "arena", np.zeros(4 * AR_HEADER, np.int64))
 
 
 def setup_of(seats: list[SeatSpec], fns: tuple) -> np.ndarray:
@@ -400,13 +419,48 @@ def setup_of(seats: list[SeatSpec], fns: tuple) -> np.ndarray:
     return out
 
 
-def seat_functions(seats: list[SeatSpec]) -> Players:
-    """The engine's players for four seat specs."""
+def _functions(seats: list[SeatSpec]) -> tuple:
     fns = [resolve("play", s.play) for s in seats]
     fns += [resolve("exchange", s.exchange) for s in seats]
     fns += [resolve("void", s.void) for s in seats]
-    fns = tuple(fns)
-    return Players(fns, setup_of(seats, fns))
+    return tuple(fns)
+
+
+def rollout_policy(seat: SeatSpec, fns: tuple, s: int) -> str | None:
+    """The rollout policy of seat s's searching strategies (play's first, then exchange's, then
+    void's), or None when none of them searches."""
+    for g, kind in enumerate(KINDS):
+        param = rollout_param(fns[g * 4 + s])
+        if param is not None:
+            return dict(seat.part(kind)[1])[param]
+    return None
+
+
+def seat_functions(seats: list[SeatSpec]) -> Players:
+    """The engine's players for four seat specs."""
+    return _players(seats, _functions(seats))
+
+
+def _players(seats: list[SeatSpec], fns: tuple) -> Players:
+    """Players for the seats' functions, with the rollout players and arenas of the seats that
+    search."""
+    rfns = list(fns)
+    arena = np.zeros(4 * AR_HEADER, np.int64)
+    for s, seat in enumerate(seats):
+        policy = rollout_policy(seat, fns, s)
+        if policy is None:
+            continue
+        spec = parse_seat(policy)
+        pf = _functions([spec] * 4)
+        if any(rollout_param(f) is not None for f in pf):
+            raise ParamError(f"seat {s}: the rollout policy {policy!r} searches itself")
+        for g in range(3):
+            rfns[g * 4 + s] = pf[g * 4]
+        a = arena[s * AR_HEADER:(s + 1) * AR_HEADER]
+        a[AR_LEN] = arena_len(_search.ROLLOUT_STATE_LEN)
+        a[AR_SETUP:AR_SETUP + SETUP_LEN] = setup_of([spec] * 4, pf)
+        a[AR_STATE_LEN] = _search.ROLLOUT_STATE_LEN
+    return Players(fns, setup_of(seats, fns), tuple(rfns), arena)
 
 
 def players_of(players) -> Players:
@@ -417,4 +471,4 @@ def players_of(players) -> Players:
     fns = tuple(compiled(f) for f in players)
     seats = [SeatSpec("", "", "", *(resolve_values(declared(fns[g * 4 + s]), {}, "") for g in range(3)))
              for s in range(4)]
-    return Players(fns, setup_of(seats, fns))
+    return _players(seats, fns)

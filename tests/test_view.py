@@ -25,7 +25,7 @@ def test_slot_names_name_the_field_and_offset():
     assert vw.slot_name(vw.V_HAND) == "V_HAND"
     assert vw.slot_name(vw.V_HAND + 5) == "V_HAND+5"
     assert vw.slot_name(vw.V_SCRATCH + vw.N_SCRATCH - 1) == f"V_SCRATCH+{vw.N_SCRATCH - 1}"
-    assert vw.slot_name(26) == "?"  # between V_REPLACEMENT and V_HAND
+    assert vw.slot_name(28) == "?"  # between V_KONG_DISCARD and V_HAND
 
 
 def test_discard_entries_and_pack3_round_trip():

@@ -1,0 +1,192 @@
+"""Judging one seat's decisions in one hand by rollouts (``sichuan analyze``, ``simcore.analyze``;
+ARCHITECTURE.md: Search).
+
+The hand is replayed to each question the seat is asked (``trace.run_traced(..., pause=n)``);
+where the question has more than one candidate answer (``strategies.search.candidates``: on a turn
+every legal discard by default), each candidate is played out on the same sampled tables, every
+seat following the rollout policy, and reported with its mean net for the seat, a 95% interval,
+and its gap to the best candidate with a paired 95% interval (the same tables for both).
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import engine as E
+from . import view as vw
+from .tiles import SUITS, tile_text
+
+QUESTION_NAMES = {int(vw.Q_EXCHANGE): "exchange", int(vw.Q_VOID): "void", int(vw.Q_TURN): "turn",
+                  int(vw.Q_CLAIM): "claim", int(vw.Q_ROB): "rob"}
+Z95 = 1.959964
+MAX_ROLLOUTS = 1_000_000
+
+
+def answer_text(q: int, a: int) -> str:
+    """An answer as a person reads it: ``discard 5m``, ``kong 3p``, ``win``, ``pass 1m 2m 9s``."""
+    if q == vw.Q_EXCHANGE:
+        return "pass " + " ".join(tile_text(int(t)) for t in sorted(((a & 31), (a >> 5) & 31, (a >> 10) & 31)))
+    if q == vw.Q_VOID:
+        return f"void {SUITS[a]}"
+    if q == vw.Q_TURN:
+        if a == vw.A_WIN:
+            return "win"
+        if vw.A_KONG <= a < vw.A_KONG + 27:
+            return f"kong {tile_text(a - vw.A_KONG)}"
+        return f"discard {tile_text(a)}"
+    return ("pass", "win", "pung", "kong")[a]
+
+
+@dataclass
+class _Hand:
+    rules: object
+    players: object
+    seed: int
+    g: int
+    dealer: int
+    scores: list
+
+
+def _rollout_arena(policy: str, seat: int):
+    from strategies.registry import parse_seats, seat_functions
+
+    from .sample import arena_for
+
+    players = seat_functions(parse_seats(",".join([f"search[policy={policy}]"] * 4)))
+    return arena_for(players, seat)
+
+
+def _own_arena(players, seat: int):
+    """An arena for the seat's own strategy when it searches (its answer needs one), else empty."""
+    from .arena import AR_HEADER, AR_LEN
+    from .sample import arena_for
+
+    if players.arena[seat * AR_HEADER + AR_LEN] > 0:
+        return arena_for(players, seat)
+    return np.zeros(0, np.int64)
+
+
+def _decision_seed(seed: int, g: int, seat: int, k: int) -> int:
+    """The rollouts' randomness of decision k: from (seed, hand, seat, decision) only."""
+    return int(np.random.SeedSequence([seed, g, seat, k, 0x5EA4C4]).generate_state(1, np.uint64)[0] >> np.uint64(2))
+
+
+def judge_hand(hand: _Hand, seat: int, decision: int | None = None, rollouts: int = 500,
+               policy: str = "expert", discards: int = 14, progress=None) -> list[dict]:
+    """One row per candidate of each judged decision of ``seat`` (or of decision ``decision``)."""
+    from strategies.search import MAX_CAND, ask_posed, judge_posed
+
+    from .sample import pose
+    from .tables import load_tables
+    from .trace import run_traced
+
+    if not 0 <= seat < 4:
+        raise ValueError(f"--seat {seat}: a seat is 0..3")
+    if not 1 <= rollouts <= MAX_ROLLOUTS:
+        raise ValueError(f"--rollouts {rollouts}: between 1 and {MAX_ROLLOUTS}")
+    tab = load_tables()
+    A = _rollout_arena(policy, seat)
+    own_arena = _own_arena(hand.players, seat)
+    out = np.zeros(2 + 3 * MAX_CAND + MAX_CAND * MAX_CAND, np.int64)
+    rows: list[dict] = []
+    k = -1
+    p = 0
+    while True:
+        p += 1
+        S = run_traced(hand.rules, hand.players, hand.seed, hand.g, hand.dealer, hand.scores, pause=p, check=False)[0]
+        if S[E.O_AT] == E.AT_END:
+            break
+        q = pose(S, seat)
+        if q < 0:
+            continue
+        group = 1 if q == vw.Q_EXCHANGE else (2 if q == vw.Q_VOID else 0)
+        actual = int(ask_posed(S.copy(), np.int64(seat), tab, np.int64(group), own_arena))
+        # a question with one candidate besides the seat's own answer is no decision
+        n = judge_posed(S.copy(), np.int64(seat), tab, A, np.int64(discards), np.int64(1), np.int64(0),
+                        np.int64(actual), out)
+        if n <= 1:
+            continue
+        k += 1
+        if decision is not None and k != decision:
+            if k > decision:
+                break
+            continue
+        if progress:
+            progress(k, p)
+        n = judge_posed(S.copy(), np.int64(seat), tab, A, np.int64(discards), np.int64(rollouts),
+                        np.int64(_decision_seed(hand.seed, hand.g, seat, k)), np.int64(actual), out)
+        rows += _rows(k, p, q, n, out, actual, S, seat)
+    if decision is not None and not any(r["decision"] == decision for r in rows):
+        raise ValueError(f"--decision {decision}: seat {seat} has {k + 1} decisions in hand {hand.g} (0-{k})")
+    return rows
+
+
+def _rows(k, p, q, n, out, actual, S, seat) -> list[dict]:
+    m = int(out[1])
+    answers = out[2:2 + n]
+    tot = out[2 + n:2 + 2 * n].astype(float)
+    sq = out[2 + 2 * n:2 + 3 * n].astype(float)
+    cross = out[2 + 3 * n:2 + 3 * n + n * n].reshape(n, n).astype(float)
+    mean = tot / m
+    sd = np.sqrt(np.maximum(sq / m - mean ** 2, 0.0) * m / max(m - 1, 1))
+    best = int(np.argmax(mean))
+    rows = []
+    view = S[E.O_VIEWS + seat * vw.VIEW_LEN:E.O_VIEWS + (seat + 1) * vw.VIEW_LEN]
+    for c in range(n):
+        # paired: var(x_best - x_c) from the sums of squares and cross products on the same tables
+        d_mean = mean[best] - mean[c]
+        d_var = (sq[best] - 2 * cross[best, c] + sq[c]) / m - d_mean ** 2
+        d_se = math.sqrt(max(d_var, 0.0) * m / max(m - 1, 1) / m)
+        se = sd[c] / math.sqrt(m)
+        rows.append({
+            "decision": k, "point": p, "question": QUESTION_NAMES[int(q)],
+            "tile": tile_text(int(view[vw.V_TILE])) if q in (vw.Q_CLAIM, vw.Q_ROB) else "",
+            "candidate": answer_text(int(q), int(answers[c])), "answer": int(answers[c]),
+            "mean": mean[c], "lo": mean[c] - Z95 * se, "hi": mean[c] + Z95 * se,
+            "gap": d_mean, "gap_lo": d_mean - Z95 * d_se, "gap_hi": d_mean + Z95 * d_se,
+            "best": c == best, "chosen": int(answers[c]) == actual, "rollouts": m,
+        })
+    rows.sort(key=lambda r: (-r["mean"], r["candidate"]))
+    return rows
+
+
+def hand_setup(run=None, hand: int = 0, rules="battle", sets=None, seats=None, seed: int = 0) -> _Hand:
+    """Hand ``hand`` of a run directory (its own rules, seats, seed, dealer and scores), or of the
+    given rules, seats and seed (dealt by hand mod 4, as ``sichuan trace`` plays it)."""
+    if run is not None:
+        from .runs import hands_of_run
+
+        h = hands_of_run(run, [hand])[0]
+        return _Hand(h.rules, h.players, h.seed, h.g, h.dealer, h.scores)
+    from strategies.registry import parse_seats, seat_functions
+
+    from .rules import resolve
+
+    return _Hand(resolve(rules, sets), seat_functions(parse_seats(seats)), seed, hand, hand % 4, [0, 0, 0, 0])
+
+
+def analyze(run=None, hand: int = 0, seat: int = 0, decision: int | None = None, rollouts: int = 500,
+            policy: str = "expert", rules="battle", sets=None, seats=None, seed: int = 0, discards: int = 14,
+            progress: bool = False):
+    """Judge seat ``seat``'s decisions in one hand by rollouts: a DataFrame with one row per
+    candidate answer of each decision (or of decision ``decision``, counted from 0 over the
+    questions where the seat had a choice), best first within a decision: ``mean`` net for the seat
+    from the decision to the hand's end over ``rollouts`` sampled tables with its 95% interval (``lo``, ``hi``);
+    ``gap`` to the best candidate with a paired 95% interval (``gap_lo``, ``gap_hi``); ``chosen``,
+    the seat's actual answer. Every seat of a rollout follows ``policy``.
+
+        >>> import simcore
+        >>> simcore.analyze(hand=3, seat=0, decision=0, rollouts=1000)   # the exchange of hand 3
+    """
+    import pandas as pd
+
+    h = hand_setup(run, hand, rules, sets, seats, seed)
+    show = None
+    if progress:
+        def show(k, p):
+            print(f"judging decision {k} (resume point {p})", file=sys.stderr, flush=True)
+    return pd.DataFrame(judge_hand(h, seat, decision, rollouts, policy, discards, show))

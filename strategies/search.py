@@ -1,0 +1,289 @@
+"""``search``: judge a decision by playing the rest of the hand many times (ARCHITECTURE.md: Search).
+
+At a question with more than one reasonable answer, the seat samples full tables consistent with
+its view (``simcore.sample``), plays each out once per candidate answer with every seat following
+the rollout policy, the same tables for every candidate (common random numbers), and answers with
+the candidate whose rollouts won it most on average. Questions with one reasonable answer get the
+rollout policy's own answer, which is also the answer kept on ties. The same function serves as
+play (``search``), exchange policy (``exchange=search``) and void policy (``void=search``); each
+reads its own parameters.
+
+Candidates: on its turn, a win, each kong, and the ``candidates`` discards best by a fast ranking
+(lowest shanten, then most live tiles that lower it) plus the policy's choice; on a claim, every
+legal answer; at the exchange, for each suit holding three tiles the policy's three (in its suit)
+or that suit's three most isolated; at the void choice, the three suits.
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+import simcore.engine as E
+from simcore.arena import AR_FNS, AR_STATE_LEN, AR_STATES, AR_WORK, N_STATES
+from simcore.nrt import address_of, call_strategy, data_ptr, int64_ptr, view_of
+from simcore.sample import WK_END, sample_state, set_answer
+from simcore.view import (
+    A_KONG, A_WIN, C_KONG, C_PASS, C_PUNG, C_WIN, Q_CLAIM, Q_EXCHANGE, Q_ROB, Q_TURN, Q_VOID, V_ARENA, V_CAN_KONG,
+    V_CAN_PUNG, V_CAN_WIN, V_HAND, V_KONG_MASK, V_LOCKED, V_ME, V_MUST_VOID, V_QUESTION, V_TILE, V_VOID, VIEW_LEN, pack3,
+    param_int, rand_u64,
+    unpack3,
+)
+
+from .core import isolation, near_mask, prepare, shanten_moved, ukeire
+from .params import Param, parameters
+
+POLICIES = ("expert", "efficient", "greedy", "flush", "defensive")
+DECISIONS = ("all", "turn", "calls")   # which questions of play to search (exchange and void: always)
+PARAMS = (
+    Param.int("rollouts", 16, 1, 100000, "rollouts per candidate (sampled tables, shared by the candidates)"),
+    Param.int("candidates", 3, 1, 14, "discards kept from the fast ranking, besides the policy's own"),
+    Param.choice("policy", "expert", POLICIES, "the rollout policy every seat follows (with its own exchange and void)"),
+    Param.choice("decisions", "all", DECISIONS, "play questions to search: all, turn (own turn), calls (claims, robbing)"),
+)
+P_ROLLOUTS, P_CANDIDATES, P_POLICY, P_DECISIONS = (np.int64(i) for i in range(4))
+MAX_CAND = 20
+ROLLOUT_STATE_LEN = E.ROLLOUT_STATE_LEN  # a sampled table's slots (the registry sizes arenas by it)
+I64 = np.int64
+# the search's own slots in the arena's work space, after the sampler's (simcore.sample.WK_END)
+SW_CAND = WK_END            # candidates
+SW_TOTAL = SW_CAND + MAX_CAND   # sum of the seat's rollout nets per candidate
+SW_SQUARE = SW_TOTAL + MAX_CAND  # and of their squares
+SW_RANK_T = SW_SQUARE + MAX_CAND  # the fast ranking's best discards
+SW_RANK_K = SW_RANK_T + MAX_CAND  # and their keys
+SW_X = SW_RANK_K + MAX_CAND    # one table's net per candidate
+SW_CROSS = SW_X + MAX_CAND     # [c*MAX_CAND + d]: sums of net(c) * net(d), for paired intervals
+SW_END = SW_CROSS + MAX_CAND * MAX_CAND
+assert SW_END <= AR_WORK
+
+
+@nb.njit(cache=True, inline="always")
+def work_of(A):
+    """The arena's work space (after its rollout states)."""
+    return view_of(A, I64(AR_STATES) + N_STATES * A[AR_STATE_LEN], I64(AR_WORK))
+
+
+@nb.njit(cache=True, _nrt=False)
+def _policy_answer(q, view, tab, A):
+    """The rollout policy's answer to this question, asked on this seat's own view."""
+    g = 1 if q == Q_EXCHANGE else (2 if q == Q_VOID else 0)
+    f = AR_FNS + 2 * (g * 4 + view[V_ME])
+    return call_strategy(A[f], A[f + 1], q, view, tab)
+
+
+@nb.njit(cache=True, inline="always")
+def _add(W, n, a):
+    """Append answer a to the candidates W[SW_CAND:] unless it is there; returns the count."""
+    for i in range(n):
+        if W[SW_CAND + i] == a:
+            return n
+    if n < MAX_CAND:
+        W[SW_CAND + n] = a
+        n += 1
+    return n
+
+
+@nb.njit(cache=True, _nrt=False)
+def _rank_discards(tab, view, W, n, keep):
+    """Append up to ``keep`` discards (legal ones, best first by shanten then live improving
+    tiles, then the more isolated) to the candidates; returns the new count."""
+    keep = min(keep, MAX_CAND)
+    st = prepare(tab, view, I64(0))
+    near = near_mask(view, st)
+    void = view[V_VOID + view[V_ME]]
+    must = view[V_MUST_VOID]
+    for i in range(keep):
+        W[SW_RANK_T + i] = -1
+        W[SW_RANK_K + i] = 1 << 40
+    for t in range(27):
+        if view[V_HAND + t] == 0 or (must and t // 9 != void):
+            continue
+        sh = shanten_moved(tab, view, st, I64(t), I64(-1))
+        key = sh * 100000 - ukeire(tab, view, st, I64(t), sh, near) * 100 + isolation(view, I64(t))
+        for i in range(keep):
+            if key < W[SW_RANK_K + i]:
+                for j in range(keep - 1, i, -1):
+                    W[SW_RANK_K + j] = W[SW_RANK_K + j - 1]
+                    W[SW_RANK_T + j] = W[SW_RANK_T + j - 1]
+                W[SW_RANK_K + i] = key
+                W[SW_RANK_T + i] = t
+                break
+    for i in range(keep):
+        if W[SW_RANK_T + i] >= 0:
+            n = _add(W, n, W[SW_RANK_T + i])
+    return n
+
+
+@nb.njit(cache=True, _nrt=False)
+def _isolated_three(view, s):
+    """The three most isolated tiles of suit s (the seat holds at least three)."""
+    p0 = I64(-1)
+    p1 = I64(-1)
+    p2 = I64(-1)
+    for i in range(3):
+        best = I64(-1)
+        best_iso = 1 << 30
+        for t in range(9 * s, 9 * s + 9):
+            left = view[V_HAND + t] - (1 if p0 == t else 0) - (1 if p1 == t else 0)
+            if left > 0 and isolation(view, I64(t)) < best_iso:
+                best_iso = isolation(view, I64(t))
+                best = I64(t)
+        if i == 0:
+            p0 = best
+        elif i == 1:
+            p1 = best
+        else:
+            p2 = best
+    return pack3(p0, p1, p2)
+
+
+@nb.njit(cache=True, _nrt=False)
+def candidates(q, view, tab, own, W, keep):
+    """The answers worth searching at this question (the policy's ``own`` first; on a turn,
+    ``keep`` discards of the fast ranking), written to W[SW_CAND:]; returns how many."""
+    n = _add(W, I64(0), own)
+    if q == Q_TURN:
+        if view[V_CAN_WIN]:
+            n = _add(W, n, I64(A_WIN))
+        mask = view[V_KONG_MASK]
+        for t in range(27):
+            if (mask >> t) & 1:
+                n = _add(W, n, I64(A_KONG + t))
+        if view[V_LOCKED]:
+            return _add(W, n, view[V_TILE])
+        return _rank_discards(tab, view, W, n, keep)
+    if q == Q_CLAIM or q == Q_ROB:
+        n = _add(W, n, I64(C_PASS))
+        if view[V_CAN_WIN]:
+            n = _add(W, n, I64(C_WIN))
+        if q == Q_CLAIM and view[V_CAN_PUNG]:
+            n = _add(W, n, I64(C_PUNG))
+        if q == Q_CLAIM and view[V_CAN_KONG]:
+            n = _add(W, n, I64(C_KONG))
+        return n
+    if q == Q_EXCHANGE:
+        a, _, _ = unpack3(own)
+        for s in range(3):
+            held = 0
+            for t in range(9 * s, 9 * s + 9):
+                held += view[V_HAND + t]
+            if held >= 3 and a // 9 != s:
+                n = _add(W, n, _isolated_three(view, I64(s)))
+        return n
+    for s in range(3):
+        n = _add(W, n, I64(s))
+    return n
+
+
+@nb.njit(cache=True, _nrt=False)
+def judge(q, view, tab, A, n_cand, rollouts, seed, check, cross):
+    """Play ``rollouts`` sampled tables out once per candidate (W[SW_CAND:]); W[SW_TOTAL + c]
+    and W[SW_SQUARE + c] sum this seat's net from the decision on and its square (with ``cross``,
+    W[SW_CROSS + c*MAX_CAND + d] the products of two candidates' nets on one table).
+    Returns the tables played (a table the sampler cannot build is skipped)."""
+    me = view[V_ME]
+    W = work_of(A)
+    n_len = A[AR_STATE_LEN]
+    addr = view[V_ARENA]
+    base = int64_ptr(addr + 8 * AR_STATES)
+    work = int64_ptr(addr + 8 * (AR_STATES + n_len))
+    for c in range(n_cand):
+        W[SW_TOTAL + c] = 0
+        W[SW_SQUARE + c] = 0
+        for d in range(n_cand):
+            W[SW_CROSS + c * MAX_CAND + d] = 0
+    done = 0
+    for k in range(rollouts):
+        if not sample_state(view, tab, A, base, seed, I64(k), check):
+            continue
+        done += 1
+        for c in range(n_cand):
+            for i in range(n_len):
+                work[i] = base[i]
+            set_answer(work, me, q, W[SW_CAND + c])
+            E.play_on(work, I64(0))
+            x = work[E.O_NET + me]
+            W[SW_TOTAL + c] += x
+            W[SW_SQUARE + c] += x * x
+            W[SW_X + c] = x
+        if cross:
+            for c in range(n_cand):
+                for d in range(n_cand):
+                    W[SW_CROSS + c * MAX_CAND + d] += W[SW_X + c] * W[SW_X + d]
+    return done
+
+
+@nb.njit(cache=True, _nrt=False)
+def _searched(q, view):
+    if q == Q_EXCHANGE or q == Q_VOID:
+        return True
+    d = param_int(view, P_DECISIONS)
+    if d == 1:
+        return q == Q_TURN
+    if d == 2:
+        return q == Q_CLAIM or q == Q_ROB
+    return True
+
+
+@parameters(*PARAMS, rollout="policy")
+@nb.njit(cache=True, _nrt=False)
+def search(q, view, tab):
+    """Plays each reasonable answer out from sampled tables (rollouts per candidate, the rollout policy at every seat) and picks the best mean net: strong and slow (tens of hands a second)."""
+    A = int64_ptr(view[V_ARENA])
+    own = _policy_answer(q, view, tab, A)
+    if not _searched(q, view):
+        return own
+    W = work_of(A)
+    n = candidates(q, view, tab, own, W, param_int(view, P_CANDIDATES))
+    if n <= 1:
+        return own
+    seed = I64(rand_u64(view) >> np.uint64(2))
+    if judge(q, view, tab, A, n, param_int(view, P_ROLLOUTS), seed, False, False) == 0:
+        return own
+    best = 0
+    for c in range(1, n):
+        if W[SW_TOTAL + c] > W[SW_TOTAL + best]:
+            best = c
+    return W[SW_CAND + best]
+
+
+# -- from Python (``simcore.analyze``) -----------------------------------------------------------
+
+
+@nb.njit(cache=True)
+def judge_posed(S, seat, tab, A, keep, rollouts, seed, actual, out):
+    """Judge the question posed to ``seat`` in the stopped hand S (``simcore.engine.pose``) with
+    the arena A (``simcore.sample.arena_for``): the candidates (``keep`` discards on a turn, and
+    the seat's ``actual`` answer), each played out on ``rollouts`` sampled tables. Writes to out:
+    [0] candidates n, [1] tables played, then n answers, n totals, n sums of squares and the n*n
+    cross products. Returns n."""
+    P = data_ptr(S)
+    view = view_of(P, E.O_VIEWS + seat * VIEW_LEN, I64(VIEW_LEN))
+    Ap = data_ptr(A)
+    view[V_ARENA] = address_of(Ap)
+    q = view[V_QUESTION]
+    W = work_of(Ap)
+    own = _policy_answer(q, view, tab, Ap)
+    n = candidates(q, view, tab, own, W, keep)
+    if actual >= 0:
+        n = _add(W, n, actual)
+    out[0] = n
+    out[1] = judge(q, view, tab, Ap, n, rollouts, seed, False, True)
+    for c in range(n):
+        out[2 + c] = W[SW_CAND + c]
+        out[2 + n + c] = W[SW_TOTAL + c]
+        out[2 + 2 * n + c] = W[SW_SQUARE + c]
+        for d in range(n):
+            out[2 + 3 * n + c * n + d] = W[SW_CROSS + c * MAX_CAND + d]
+    return n
+
+
+@nb.njit(cache=True)
+def ask_posed(S, seat, tab, group, A):
+    """The answer the seat's own strategy of ``group`` (0 play, 1 exchange, 2 void) gives to
+    the question posed in S, with arena A (length 0: none)."""
+    P = data_ptr(S)
+    view = view_of(P, E.O_VIEWS + seat * VIEW_LEN, I64(VIEW_LEN))
+    view[V_ARENA] = address_of(data_ptr(A)) if A.shape[0] > 0 else 0
+    f = E.O_FNS + 2 * (group * 4 + seat)
+    return call_strategy(S[f], S[f + 1], view[V_QUESTION], view, tab)

@@ -1,0 +1,364 @@
+"""The hand viewer in a real browser: headless Debian Chromium driven by Selenium through
+/usr/bin/chromedriver (`make test` installs both: scripts/ensure-chromium). Never skipped.
+
+At every event of three hands (blood flow with several wins, a robbed kong, a drawn hand with a
+flower pig) the table the page draws (each seat's tiles by kind, sets, discards, score and net,
+dealer, wall, the event as that view saw it) must equal the replayer's, in the whole-table view
+and in every seat's view; the keys, the
+slider, the event list, the hand selector and the seat-view switch must work; the page must be
+offline, small, and the command line and Python entry points must write it."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+
+import pytest
+from click.testing import CliRunner
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.ui import Select
+
+import simcore
+from simcore.cli import main as cli
+from simcore.replayer import event_seen, replay_events, seat_view, settlement
+from simcore.viewer import MAX_HAND_BYTES, MAX_HANDS, HandViewer, event_text, hand_bytes, page
+from viewer_hands import showcase, traced
+
+CHROMEDRIVER = "/usr/bin/chromedriver"
+
+# Reads what the page draws, from its DOM (each drawn tile carries data-tile; "?" is a tile's back).
+EXTRACT = """
+function extract() {
+  const tiles = (root, sel) => [...root.querySelectorAll(sel)].map((t) => t.dataset.tile);
+  const seats = {};
+  for (const el of document.querySelectorAll('#table .seat')) {
+    seats[el.dataset.seat] = {
+      hand: tiles(el, '.hand .tile'),
+      melds: [...el.querySelectorAll('.melds .meld')].map((m) => [m.dataset.kind, m.dataset.tile]),
+      discards: [...el.querySelectorAll('.discards .tile')].map((t) => [t.dataset.tile, t.dataset.claim || null]),
+      score: +el.querySelector('.score-value').textContent,
+      net: parseInt(el.querySelector('.net').textContent, 10),
+      void: el.dataset.void || null,
+      wins: +el.dataset.wins,
+      won_on: tiles(el, '.aside .tile'),
+      locked: el.dataset.locked === '1',
+      waits: tiles(el, '.waits .tile'),
+      passed: tiles(el, '.passed .tile'),
+      dealer: !!el.querySelector('.badge.dealer'),
+    };
+  }
+  const cur = document.querySelector('#events li.current');
+  const unseen = cur.classList.contains('unseen');
+  return {step: +document.body.dataset.step, left: +document.getElementById('wall-left').textContent,
+          current: cur ? +cur.dataset.i : null, seats,
+          now: unseen ? null : tiles(document, '#now .tile'), listed: unseen ? null : tiles(cur, '.tile')};
+}
+"""
+WALK = EXTRACT + """
+const n = window.handViewer.length, out = [];
+document.getElementById('first').click();
+for (let i = 0; i < n; i++) { out.push(extract()); document.getElementById('next').click(); }
+return out;
+"""
+
+
+TILE_IN_TEXT = re.compile(r"\{(\d[mps]|\?)\}")
+
+
+def expected(table, view):
+    """What the page must draw for a replayer table, as EXTRACT reads it."""
+    t = seat_view(table, view) if view is not None else table
+    text = event_text(event_seen(table.event, view, table.direction))
+    now = None if text is None else TILE_IN_TEXT.findall(text)
+    out = {}
+    for s in t.seats:
+        out[str(s.seat)] = {
+            "hand": Counter(s.tiles),
+            "melds": [[m.kind, m.tile or "?"] for m in s.melds],
+            "discards": [[d.tile, d.claim] for d in s.discards],
+            "score": s.score, "net": s.net, "void": s.void, "wins": len(s.wins),
+            "won_on": [w["tile"] for w in s.wins],
+            "locked": s.locked, "waits": list(s.waits) if s.locked else [],
+            "passed": list(s.passed), "dealer": s.seat == t.dealer,
+        }
+    return {"step": t.index, "left": t.wall_left, "current": t.index, "seats": out, "now": now, "listed": now}
+
+
+def drawn(page_state):
+    out = dict(page_state)
+    out["seats"] = {k: dict(v, hand=Counter(v["hand"])) for k, v in page_state["seats"].items()}
+    return out
+
+
+@pytest.fixture(scope="module")
+def hands():
+    return showcase()
+
+
+@pytest.fixture(scope="module")
+def page_file(hands, tmp_path_factory):
+    path = tmp_path_factory.mktemp("viewer") / "hands.html"
+    HandViewer(list(hands)).save(path)
+    return path
+
+
+@pytest.fixture(scope="module")
+def browser(page_file):
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = "/usr/bin/chromium"
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                "--window-size=1480,1000"):
+        opts.add_argument(arg)
+    d = webdriver.Chrome(service=Service(CHROMEDRIVER), options=opts)
+    d.get(page_file.as_uri())
+    yield d
+    d.quit()
+
+
+def show(d, hand: int, view: int | None = None):
+    Select(d.find_element(By.ID, "hand-select")).select_by_value(str(hand))
+    Select(d.find_element(By.ID, "view-select")).select_by_value(str(-1 if view is None else view))
+
+
+def walk_and_compare(d, events, view):
+    tables = replay_events(events)
+    states = d.execute_script(WALK)
+    assert len(states) == len(tables) == len(events)
+    for i, (page, table) in enumerate(zip(states, tables)):
+        want = expected(table, view)
+        got = drawn(page)
+        assert got == want, f"event {i} ({events[i]['event']}), view {view}: the page differs from the replayer"
+
+
+def test_the_page_loads_without_script_errors(browser, hands):
+    assert browser.execute_script("return window.handViewer.length") == len(hands[0])
+    errors = [e for e in browser.get_log("browser") if e.get("level") == "SEVERE"]
+    assert not errors, errors
+
+
+@pytest.mark.parametrize("view", [None, 0, 1, 2, 3], ids=["table", "seat0", "seat1", "seat2", "seat3"])
+@pytest.mark.parametrize("which", [0, 1, 2], ids=["flow-wins", "robbed-kong", "pig"])
+def test_every_event_shows_the_replayers_table(browser, hands, which, view):
+    show(browser, which, view)
+    walk_and_compare(browser, hands[which], view)
+
+
+def test_a_seat_view_hides_the_others_tiles_kongs_and_pass_wins(browser, hands):
+    events = hands[0]
+    passed = next(e for e in events if e["event"] == "pass_win")
+    kong = next(i for i, e in enumerate(events) if e["event"] == "kong" and e["kind"] == "concealed")
+    owner = events[kong]["seat"]
+    v = next(s for s in range(4) if s not in (passed["seat"], owner))
+    show(browser, 0, v)
+    assert browser.find_element(By.TAG_NAME, "body").get_attribute("data-view") == str(v)
+    bottom = browser.find_element(By.CSS_SELECTOR, "#table .pos-bottom")
+    assert bottom.get_attribute("data-seat") == str(v)     # the viewing seat sits at the bottom
+    browser.execute_script("window.handViewer.go(arguments[0])", 3)   # after the exchange, before a win
+    for el in browser.find_elements(By.CSS_SELECTOR, "#table .seat"):
+        hand = [t.get_attribute("data-tile") for t in el.find_elements(By.CSS_SELECTOR, ".hand .tile")]
+        if el.get_attribute("data-seat") == str(v):
+            assert "?" not in hand and hand
+        else:
+            assert set(hand) == {"?"}
+    browser.execute_script("window.handViewer.go(arguments[0])", kong)
+    melds = browser.find_elements(By.CSS_SELECTOR, f'#table .seat[data-seat="{owner}"] .meld[data-kind="kong_concealed"]')
+    if not replay_events(events)[kong].seats[owner].won:    # a winner's hand (and kongs) are revealed
+        assert melds and all(m.get_attribute("data-tile") == "?" for m in melds)
+    assert "concealed kong" in browser.find_element(By.ID, "now").text
+    assert not browser.find_elements(By.CSS_SELECTOR, "#now .tile")    # not which tile
+    items = browser.find_elements(By.CSS_SELECTOR, "#events li")
+    assert len(items) == len(events)
+    for e, li in zip(events, items):
+        unseen = "unseen" in li.get_attribute("class")
+        assert unseen == (e["event"] == "pass_win" and e["seat"] != v)
+        if e["event"] == "draw" and e["seat"] != v:
+            assert "a tile" in li.text
+        if e["event"] == "kong" and e["kind"] == "concealed" and e["seat"] != v:
+            assert not li.find_elements(By.CSS_SELECTOR, ".tile")
+    show(browser, 0, None)
+    assert not browser.find_elements(By.CSS_SELECTOR, "#events li.unseen")
+
+
+def test_keys_slider_buttons_and_event_list(browser, hands):
+    show(browser, 1)
+    n = len(hands[1])
+    body = browser.find_element(By.TAG_NAME, "body")
+    step = lambda: int(body.get_attribute("data-step"))  # noqa: E731
+    ActionChains(browser).send_keys(Keys.END).perform()
+    assert step() == n - 1
+    ActionChains(browser).send_keys(Keys.HOME).perform()
+    assert step() == 0
+    ActionChains(browser).send_keys(Keys.ARROW_RIGHT * 3).perform()
+    assert step() == 3
+    ActionChains(browser).send_keys(Keys.ARROW_LEFT).perform()
+    assert step() == 2
+    browser.find_element(By.ID, "next").click()
+    assert step() == 3
+    browser.find_element(By.ID, "prev").click()
+    browser.find_element(By.ID, "prev").click()
+    assert step() == 1
+    browser.find_element(By.ID, "last").click()
+    assert step() == n - 1
+    browser.find_element(By.ID, "first").click()
+    assert step() == 0
+    slider = browser.find_element(By.ID, "slider")
+    slider.send_keys(Keys.ARROW_RIGHT)                     # the slider's own keys move it one event
+    assert step() == 1
+    li = browser.find_element(By.CSS_SELECTOR, f'#events li[data-i="{n // 2}"]')
+    browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", li)
+    li.click()
+    assert step() == n // 2
+    assert "current" in li.get_attribute("class")
+    assert browser.find_element(By.ID, "counter").text == f"{n // 2 + 1} / {n}"
+
+
+def test_payments_show_when_they_happen(browser, hands):
+    events = hands[0]
+    show(browser, 0)
+    i = next(i for i, e in enumerate(events) if e["event"] == "payment")
+    browser.execute_script("window.handViewer.go(arguments[0])", i)
+    p = events[i]
+    shown = browser.find_element(By.CSS_SELECTOR, "#payments div.this").text
+    assert shown == f"seat {p['payer']} → seat {p['payee']}: {p['amount']} ({p['reason']})"
+    payee = browser.find_element(By.CSS_SELECTOR, f'#table .seat[data-seat="{p["payee"]}"] .delta.pos')
+    assert payee.text == f"+{p['amount']}"
+
+
+@pytest.mark.parametrize("which", [0, 1, 2], ids=["flow-wins", "robbed-kong", "pig"])
+def test_the_settlement_at_the_end(browser, hands, which):
+    events = hands[which]
+    show(browser, which)
+    box = browser.find_element(By.ID, "settlement")
+    browser.execute_script("window.handViewer.go(arguments[0])", len(events) - 2)
+    assert not box.is_displayed()
+    ActionChains(browser).send_keys(Keys.END).perform()
+    assert box.is_displayed()
+    st = settlement(replay_events(events)[-1])
+    for reason, nets in st["by_reason"].items():
+        row = box.find_element(By.CSS_SELECTOR, f'tr[data-reason="{reason}"]')
+        assert [int(c.text) for c in row.find_elements(By.CSS_SELECTOR, "td")] == nets
+    net = box.find_element(By.CSS_SELECTOR, "tr.net-row")
+    assert [int(c.text) for c in net.find_elements(By.CSS_SELECTOR, "td")] == events[-1]["net"]
+    wins = box.find_elements(By.CSS_SELECTOR, "tr.win-row")
+    assert len(wins) == len(st["wins"])
+    for row, w in zip(wins, st["wins"]):
+        cells = row.find_elements(By.CSS_SELECTOR, "td")
+        assert [int(cells[-3].text), int(cells[-2].text)] == [w["fan"], w["base"]]
+        hand = [t.get_attribute("data-tile") for t in cells[4].find_elements(By.CSS_SELECTOR, ":scope > .tile")]
+        assert Counter(hand) == Counter(w["tiles"])
+        for p in w["patterns"]:
+            assert p in cells[5].text
+    checks = box.find_elements(By.CSS_SELECTOR, "tr.check-row")
+    assert len(checks) == len(st["checks"])
+    for row, c in zip(checks, st["checks"]):
+        cells = row.find_elements(By.CSS_SELECTOR, "td")
+        assert cells[1].text == ("flower pig" if c["pig"] else "ready" if c["ready"] else "not ready")
+        hand = [t.get_attribute("data-tile") for t in cells[4].find_elements(By.CSS_SELECTOR, ":scope > .tile")]
+        assert Counter(hand) == Counter(c["tiles"])
+    if which == 2:
+        assert any(c["pig"] for c in st["checks"])
+
+
+def test_hands_load_lazily_from_inert_json(page_file, hands):
+    text = page_file.read_text()
+    blobs = re.findall(r'<script type="application/json" id="hand-(\d+)">', text)
+    assert blobs == [str(i) for i in range(len(hands))]
+
+
+def test_the_page_is_offline_and_small(page_file, hands):
+    text = page_file.read_text()
+    urls = set(re.findall(r"https?://[^\s\"'<>)]+", text))
+    assert urls <= {"http://www.w3.org/2000/svg"}, urls    # the SVG namespace is a name, never fetched
+    assert not re.search(r"<(link|img|iframe)\b|@import|@font-face|\bsrc=", text)
+    for h in hands:
+        assert hand_bytes(h) <= MAX_HAND_BYTES
+
+
+def test_even_a_long_flow_hand_fits_the_budget():
+    longest = max((traced("flow", g, seats="random") for g in range(40)), key=len)
+    assert hand_bytes(longest) <= MAX_HAND_BYTES
+    assert len(page([longest]).encode()) <= MAX_HAND_BYTES    # its page as a whole, too
+
+
+def test_trace_writes_the_page(tmp_path):
+    out = tmp_path / "hand.html"
+    r = CliRunner().invoke(cli, ["trace", "--rules", "flow", "--seed", "1", "--hand", "0-1", "--format", "html",
+                                 "-o", str(out)])
+    assert r.exit_code == 0, r.output
+    assert len(re.findall(r'<script type="application/json" id="hand-\d+">', out.read_text())) == 2
+    r = CliRunner().invoke(cli, ["trace", "--seed", "1", "--hand", "0", "--format", "json", "-o", str(tmp_path / "h.jsonl")])
+    assert r.exit_code == 0
+    events = [json.loads(x) for x in (tmp_path / "h.jsonl").read_text().splitlines()]
+    assert events[0]["event"] == "start" and events[-1]["event"] == "end"
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--hand", f"0-{MAX_HANDS}", "--format", "html", "-o", "x.html"], f"at most {MAX_HANDS}"),
+    (["--hand", "0", "--format", "html"], "add -o FILE.html"),
+    (["--hand", "0", "--format", "html", "-o", "/nonexistent-dir/x.html"], "cannot write"),
+])
+def test_trace_html_errors_are_one_line(args, message):
+    r = CliRunner().invoke(cli, ["trace", *args])
+    assert r.exit_code == 2
+    lines = [x for x in r.output.splitlines() if x.strip()]
+    assert len(lines) == 1 and message in lines[0] and lines[0].startswith("Error:")
+
+
+def test_trace_states_the_limit_of_hands_a_page():
+    r = CliRunner().invoke(cli, ["trace", "--help"], terminal_width=1000)
+    assert f"at most {MAX_HANDS} hands a page" in r.output
+
+
+def test_python_replay_displays_inline_and_saves(tmp_path):
+    v = simcore.replay(0, rules="flow", seed=1)
+    html = v._repr_html_()
+    assert html.startswith("<iframe srcdoc=") and "hand-index" in html
+    path = v.save(tmp_path / "hand.html")
+    assert path.read_text() == v.html()
+    trace = tmp_path / "hand.jsonl"
+    trace.write_text("\n".join(json.dumps(e) for e in v.events))
+    assert simcore.replay(events=trace).hands == v.hands
+    two = simcore.replay("0-1", rules="kawu", seed=2)
+    assert len(two.hands) == 2 and [h[0]["hand"] for h in two.hands] == [0, 1]
+    with pytest.raises(ValueError, match="at most"):
+        simcore.replay(range(MAX_HANDS + 1))
+
+
+CHEATER = '''
+import numba as nb
+from strategies.api import C_PASS, Q_TURN, STRATEGY_SIG, V_HAND
+
+
+@nb.njit(STRATEGY_SIG, cache=True)
+def cheater(q, view, tab):
+    """Discards a tile it does not hold at its first turn."""
+    if q == Q_TURN:
+        for t in range(27):
+            if view[V_HAND + t] == 0:
+                return t
+    return C_PASS
+'''
+
+
+def test_a_hand_stopped_by_an_illegal_answer_still_shows_up_to_it(tmp_path, browser, page_file):
+    bot = tmp_path / "cheater_bot.py"
+    bot.write_text(CHEATER)
+    out = tmp_path / "stopped.html"
+    r = CliRunner().invoke(cli, ["trace", "--seats", f"{bot}:cheater,greedy,greedy,greedy", "--hand", "0",
+                                 "--format", "html", "-o", str(out)])
+    assert r.exit_code == 2 and "illegal answer" in r.output
+    text = out.read_text()
+    assert "illegal_answer" in text and '"error":"ERROR (illegal_answer)' in text
+    try:
+        browser.get(out.as_uri())
+        ActionChains(browser).send_keys(Keys.END).perform()
+        error = browser.find_element(By.CSS_SELECTOR, "#settlement .error")
+        assert "ERROR (illegal_answer): seat 0" in error.text
+        assert not [e for e in browser.get_log("browser") if e.get("level") == "SEVERE"]
+    finally:
+        browser.get(page_file.as_uri())
