@@ -76,7 +76,7 @@ def _decision_seed(seed: int, g: int, seat: int, k: int) -> int:
 
 
 def judge_hand(hand: _Hand, seat: int, decision: int | None = None, rollouts: int = 500,
-               policy: str = "expert", discards: int = 14, progress=None) -> list[dict]:
+               policy: str = "expert", discards: int = 14, progress=None, shape: float = 2.0) -> list[dict]:
     """One row per candidate of each judged decision of ``seat`` (or of decision ``decision``)."""
     from strategies.search import MAX_CAND, ask_posed, judge_posed
 
@@ -90,6 +90,7 @@ def judge_hand(hand: _Hand, seat: int, decision: int | None = None, rollouts: in
         raise ValueError(f"--rollouts {rollouts}: between 1 and {MAX_ROLLOUTS}")
     tab = load_tables()
     A = _rollout_arena(policy, seat)
+    shape_milli = np.int64(round(shape * 1000))
     own_arena = _own_arena(hand.players, seat)
     out = np.zeros(2 + 3 * MAX_CAND + MAX_CAND * MAX_CAND, np.int64)
     rows: list[dict] = []
@@ -107,7 +108,7 @@ def judge_hand(hand: _Hand, seat: int, decision: int | None = None, rollouts: in
         actual = int(ask_posed(S.copy(), np.int64(seat), tab, np.int64(group), own_arena))
         # a question with one candidate besides the seat's own answer is no decision
         n = judge_posed(S.copy(), np.int64(seat), tab, A, np.int64(discards), np.int64(1), np.int64(0),
-                        np.int64(actual), out)
+                        np.int64(actual), shape_milli, out)
         if n <= 1:
             continue
         k += 1
@@ -118,7 +119,7 @@ def judge_hand(hand: _Hand, seat: int, decision: int | None = None, rollouts: in
         if progress:
             progress(k, p)
         n = judge_posed(S.copy(), np.int64(seat), tab, A, np.int64(discards), np.int64(rollouts),
-                        np.int64(_decision_seed(hand.seed, hand.g, seat, k)), np.int64(actual), out)
+                        np.int64(_decision_seed(hand.seed, hand.g, seat, k)), np.int64(actual), shape_milli, out)
         rows += _rows(k, p, q, n, out, actual, S, seat)
     if decision is not None and not any(r["decision"] == decision for r in rows):
         raise ValueError(f"--decision {decision}: seat {seat} has {k + 1} decisions in hand {hand.g} (0-{k})")

@@ -14,6 +14,8 @@ Sections print their figures as they go (progress on stderr) and return a dict o
   against a greedy field in battle, which is its battle / greedy column);
 - ``runs``: ``sichuan simulate`` end to end: throughput, peak memory, cold and warm start;
 - ``dask``: the local executor against Dask, and what one more chunk costs;
+- ``search``: the search player's speed and strength in duplicate, its exchange and void
+  policies, a curve of strength against rollouts, and ``sichuan analyze``'s speed;
 - ``versus`` (only when named): this tree's engine speed against another commit's
   (``--base REV``), measured alternately in one session.
 
@@ -388,6 +390,79 @@ def bench_ladder(ctx: Context) -> Figures:
     return figs
 
 
+# -- search (issue 18) --------------------------------------------------------------------------
+
+SEARCH_WALLS = 500          # walls per strength cell (each is four search hands)
+SEARCH_SIDE_WALLS = 5_000   # exchange=search and void=search (cheap: two decisions a hand)
+
+
+def run_compare(a: str, b: str, rules: str, walls: int) -> dict:
+    """``sichuan compare A B --rules R --hands W --json`` in a subprocess: A's row."""
+    exe = str(Path(sys.executable).with_name("sichuan"))
+    out = subprocess.run([exe, "compare", a, b, "--rules", rules, "--hands", str(walls), "--seed", str(SEED),
+                          "--json", "-q"], capture_output=True, text=True)
+    if out.returncode != 0:
+        raise RuntimeError(f"sichuan compare {a} {b} failed: {out.stderr.strip().splitlines()[-1:]}")
+    return json.loads(out.stdout)["rows"][0]
+
+
+def _search_rate(spec: str, hands: int) -> float:
+    from simcore.batch import run_batch
+    from simcore.rules import preset
+
+    fns = seat_fns(spec)
+    run_batch(preset("battle"), fns, SEED, 0, 4, threads=1)
+    t0 = time.perf_counter()
+    run_batch(preset("battle"), fns, SEED, 10_000, hands, threads=1)
+    return hands / (time.perf_counter() - t0)
+
+
+def bench_search(ctx: Context) -> Figures:
+    """The search player (issue 18): its speed, ``sichuan analyze``'s, and its strength in
+    duplicate (``sichuan compare``) against the expert and efficient fields, its exchange and
+    void policies, and a curve of strength against rollouts per candidate."""
+    from simcore.analyze import hand_setup, judge_hand
+
+    walls = max(SEARCH_WALLS // 10, 20) if ctx.quick else SEARCH_WALLS
+    side = max(SEARCH_SIDE_WALLS // 10, 50) if ctx.quick else SEARCH_SIDE_WALLS
+    figs = Figures()
+    n = 40 if ctx.quick else 300
+    rate = _search_rate("search,expert,expert,expert", n)
+    figs.add("rate_search", "battle: search (defaults) at one seat, three expert: hands/s on one core", rate,
+             "hands/s", 1, at_least(20, "hands/s"))
+    figs.add("rate_expert", "battle: expert at all four seats: hands/s on one core (same run)",
+             _search_rate("expert", 3000), "hands/s", 0)
+    h = hand_setup(hand=3, seed=7)
+    judge_hand(h, 0, 0, 10)  # compile and warm
+    t0 = time.perf_counter()
+    rows = judge_hand(h, 0, 0, 1000)
+    figs.add("analyze_exchange", f"sichuan analyze: the exchange of hand 3 (seed 7), {len(rows)} candidates x 1,000 "
+             "rollouts", time.perf_counter() - t0, "s", 2, at_most(2, "s"))
+    log(f"search: duplicate cells of {walls:,} walls")
+    targets = {("battle", "expert"): 0.3, ("flow", "expert"): 0.5}
+    for rules in ("battle", "flow", "kawu"):
+        for field in ("expert", "efficient"):
+            for play in ("search", "expert") if field == "efficient" else ("search",):
+                r = run_compare(play, field, rules, walls)
+                goal = targets.get((rules, field)) if play == "search" else None
+                target = (f"≥ +{goal} and interval > 0", lambda v, lo=r["diff_low"], g=goal: v >= g and lo > 0) if goal else None
+                if rules == "kawu" and play == "search" and field == "expert":
+                    target = ("low end > −0.05", lambda _, lo=r["diff_low"]: lo > -0.05)
+                figs.add(f"score_{rules}_{field}_{play}", f"{rules}, field {field}: {play}", r["diff"], "", 3, target,
+                         r["diff_low"], r["diff_high"], grid=(f"search in duplicate ({walls:,} walls a cell)", f"{play}",
+                                                              f"{rules} / {field}"))
+    for part in ("exchange", "void"):
+        r = run_compare(f"expert+{part}=search", "expert", "battle", side)
+        figs.add(f"{part}_search", f"battle, field expert: expert+{part}=search − expert ({side:,} walls)", r["diff"],
+                 "", 3, ("interval > 0", lambda _, lo=r["diff_low"]: lo > 0), r["diff_low"], r["diff_high"])
+    for k in (8, 32, 128):
+        w = walls if k < 128 else walls // 2
+        r = run_compare(f"search[rollouts={k}]", "expert", "battle", w)
+        figs.add(f"budget_{k}", f"battle, field expert: search[rollouts={k}] ({w:,} walls)", r["diff"], "", 3, None,
+                 r["diff_low"], r["diff_high"])
+    return figs
+
+
 # -- runs (the CLI end to end) --------------------------------------------------------------
 
 
@@ -743,8 +818,8 @@ def bench_versus(ctx: Context) -> Figures:
 
 
 SECTIONS = {"evaluator": bench_evaluator, "engine": bench_engine, "ladder": bench_ladder,
-            "runs": bench_runs, "dask": bench_dask, "versus": bench_versus}
-DEFAULT_SECTIONS = ("evaluator", "engine", "ladder", "runs", "dask")  # versus: on request
+            "runs": bench_runs, "dask": bench_dask, "search": bench_search, "versus": bench_versus}
+DEFAULT_SECTIONS = ("evaluator", "engine", "ladder", "runs", "dask", "search")  # versus: on request
 
 
 # -- other processes ---------------------------------------------------------------------

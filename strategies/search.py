@@ -3,8 +3,9 @@
 At a question with more than one reasonable answer, the seat samples full tables consistent with
 its view (``simcore.sample``), plays each out once per candidate answer with every seat following
 the rollout policy, the same tables for every candidate (common random numbers), and answers with
-the candidate whose rollouts won it most on average. Questions with one reasonable answer get the
-rollout policy's own answer, which is also the answer kept on ties. The same function serves as
+the candidate whose rollouts won it most on average among those better than the policy's own
+answer by ``margin`` paired standard errors. Questions with one reasonable answer, and decisions
+where no candidate is that much better, get the rollout policy's own answer. The same function serves as
 play (``search``), exchange policy (``exchange=search``) and void policy (``void=search``); each
 reads its own parameters.
 
@@ -22,11 +23,11 @@ import numpy as np
 import simcore.engine as E
 from simcore.arena import AR_FNS, AR_STATE_LEN, AR_STATES, AR_WORK, N_STATES
 from simcore.nrt import address_of, call_strategy, data_ptr, int64_ptr, view_of
-from simcore.sample import WK_END, sample_state, set_answer
+from simcore.sample import WK_END, WK_SHAPE, sample_state, set_answer
 from simcore.view import (
     A_KONG, A_WIN, C_KONG, C_PASS, C_PUNG, C_WIN, Q_CLAIM, Q_EXCHANGE, Q_ROB, Q_TURN, Q_VOID, V_ARENA, V_CAN_KONG,
     V_CAN_PUNG, V_CAN_WIN, V_HAND, V_KONG_MASK, V_LOCKED, V_ME, V_MUST_VOID, V_QUESTION, V_TILE, V_VOID, VIEW_LEN, pack3,
-    param_int, rand_u64,
+    param_float, param_int, rand_u64,
     unpack3,
 )
 
@@ -40,8 +41,10 @@ PARAMS = (
     Param.int("candidates", 3, 1, 14, "discards kept from the fast ranking, besides the policy's own"),
     Param.choice("policy", "expert", POLICIES, "the rollout policy every seat follows (with its own exchange and void)"),
     Param.choice("decisions", "all", DECISIONS, "play questions to search: all, turn (own turn), calls (claims, robbing)"),
+    Param.float("shape", 3.0, 0.0, 10.0, "sampling weight on the opponents' shanten (0: uniform deals; real hands are built, not dealt)"),
+    Param.float("margin", 1.5, 0.0, 10.0, "leave the policy's answer only for one better by this many standard errors (paired)"),
 )
-P_ROLLOUTS, P_CANDIDATES, P_POLICY, P_DECISIONS = (np.int64(i) for i in range(4))
+P_ROLLOUTS, P_CANDIDATES, P_POLICY, P_DECISIONS, P_SHAPE, P_MARGIN = (np.int64(i) for i in range(6))
 MAX_CAND = 20
 ROLLOUT_STATE_LEN = E.ROLLOUT_STATE_LEN  # a sampled table's slots (the registry sizes arenas by it)
 I64 = np.int64
@@ -228,33 +231,47 @@ def _searched(q, view):
 @parameters(*PARAMS, rollout="policy")
 @nb.njit(cache=True, _nrt=False)
 def search(q, view, tab):
-    """Plays each reasonable answer out from sampled tables (rollouts per candidate, the rollout policy at every seat) and picks the best mean net: strong and slow (tens of hands a second)."""
+    """Plays each reasonable answer out from sampled tables (rollouts per candidate, the rollout policy at every seat) and picks the best mean net, when clearly better than the policy's: slow (tens of hands a second)."""
     A = int64_ptr(view[V_ARENA])
     own = _policy_answer(q, view, tab, A)
     if not _searched(q, view):
         return own
     W = work_of(A)
+    W[WK_SHAPE] = I64(param_float(view, P_SHAPE) * 1000.0 + 0.5)
     n = candidates(q, view, tab, own, W, param_int(view, P_CANDIDATES))
     if n <= 1:
         return own
     seed = I64(rand_u64(view) >> np.uint64(2))
-    if judge(q, view, tab, A, n, param_int(view, P_ROLLOUTS), seed, False, False) == 0:
+    m = judge(q, view, tab, A, n, param_int(view, P_ROLLOUTS), seed, False, True)
+    if m == 0:
         return own
+    return W[SW_CAND + _pick(W, n, m, param_float(view, P_MARGIN))]
+
+
+@nb.njit(cache=True, _nrt=False)
+def _pick(W, n, m, margin):
+    """The candidate with the best mean net among those better than the policy's own answer
+    (candidate 0) by ``margin`` standard errors of the paired difference; 0 when none is."""
     best = 0
+    best_d = 0.0
     for c in range(1, n):
-        if W[SW_TOTAL + c] > W[SW_TOTAL + best]:
+        d = (W[SW_TOTAL + c] - W[SW_TOTAL]) / m
+        var = (W[SW_SQUARE + c] - 2 * W[SW_CROSS + c * MAX_CAND] + W[SW_SQUARE]) / m - d * d
+        if d > best_d and d * d * m > margin * margin * max(var, 0.0) and d > 0:
             best = c
-    return W[SW_CAND + best]
+            best_d = d
+    return best
 
 
 # -- from Python (``simcore.analyze``) -----------------------------------------------------------
 
 
 @nb.njit(cache=True)
-def judge_posed(S, seat, tab, A, keep, rollouts, seed, actual, out):
+def judge_posed(S, seat, tab, A, keep, rollouts, seed, actual, shape_milli, out):
     """Judge the question posed to ``seat`` in the stopped hand S (``simcore.engine.pose``) with
     the arena A (``simcore.sample.arena_for``): the candidates (``keep`` discards on a turn, and
-    the seat's ``actual`` answer), each played out on ``rollouts`` sampled tables. Writes to out:
+    the seat's ``actual`` answer), each played out on ``rollouts`` sampled tables (their
+    opponents' shanten weighted by ``shape_milli``/1000, ``simcore.sample``). Writes to out:
     [0] candidates n, [1] tables played, then n answers, n totals, n sums of squares and the n*n
     cross products. Returns n."""
     P = data_ptr(S)
@@ -263,6 +280,7 @@ def judge_posed(S, seat, tab, A, keep, rollouts, seed, actual, out):
     view[V_ARENA] = address_of(Ap)
     q = view[V_QUESTION]
     W = work_of(Ap)
+    W[WK_SHAPE] = shape_milli
     own = _policy_answer(q, view, tab, Ap)
     n = candidates(q, view, tab, own, W, keep)
     if actual >= 0:
