@@ -455,11 +455,12 @@ def bench_search(ctx: Context) -> Figures:
         r = run_compare(f"expert+{part}=search", "expert", "battle", side)
         figs.add(f"{part}_search", f"battle, field expert: expert+{part}=search − expert ({side:,} walls)", r["diff"],
                  "", 3, ("interval > 0", lambda _, lo=r["diff_low"]: lo > 0), r["diff_low"], r["diff_high"])
-    for k in (8, 32, 128):
+    for k in (8, 32, 128):  # fixed budgets (no doubling), against the default's adaptive one
         w = walls if k < 128 else walls // 2
-        r = run_compare(f"search[rollouts={k}]", "expert", "battle", w)
-        figs.add(f"budget_{k}", f"battle, field expert: search[rollouts={k}] ({w:,} walls)", r["diff"], "", 3, None,
-                 r["diff_low"], r["diff_high"])
+        spec = f"search[rollouts={k},max_rollouts={k}]"
+        r = run_compare(spec, "expert", "battle", w)
+        figs.add(f"budget_{k}", f"battle, field expert: {spec} ({w:,} walls), {_search_rate(spec + ',expert,expert,expert', 40 if ctx.quick else 100):.1f} hands/s",
+                 r["diff"], "", 3, None, r["diff_low"], r["diff_high"])
     return figs
 
 

@@ -4,7 +4,8 @@ At a question with more than one reasonable answer, the seat samples full tables
 its view (``simcore.sample``), plays each out once per candidate answer with every seat following
 the rollout policy, the same tables for every candidate (common random numbers), and answers with
 the candidate whose rollouts won it most on average among those better than the policy's own
-answer by ``margin`` paired standard errors. Questions with one reasonable answer, and decisions
+answer by ``margin`` paired standard errors; where a challenger is close, it doubles the tables
+(up to ``max_rollouts``) before deciding. Questions with one reasonable answer, and decisions
 where no candidate is that much better, get the rollout policy's own answer. The same function serves as
 play (``search``), exchange policy (``exchange=search``) and void policy (``void=search``); each
 reads its own parameters.
@@ -43,8 +44,9 @@ PARAMS = (
     Param.choice("decisions", "all", DECISIONS, "play questions to search: all, turn (own turn), calls (claims, robbing)"),
     Param.float("shape", 3.0, 0.0, 10.0, "sampling weight on the opponents' shanten (0: uniform deals; real hands are built, not dealt)"),
     Param.float("margin", 1.5, 0.0, 10.0, "leave the policy's answer only for one better by this many standard errors (paired)"),
+    Param.int("max_rollouts", 128, 1, 100000, "where a challenger is close (paired z 0.5 to margin+1.5), rollouts double up to this"),
 )
-P_ROLLOUTS, P_CANDIDATES, P_POLICY, P_DECISIONS, P_SHAPE, P_MARGIN = (np.int64(i) for i in range(6))
+P_ROLLOUTS, P_CANDIDATES, P_POLICY, P_DECISIONS, P_SHAPE, P_MARGIN, P_MAX_ROLLOUTS = (np.int64(i) for i in range(7))
 MAX_CAND = 20
 ROLLOUT_STATE_LEN = E.ROLLOUT_STATE_LEN  # a sampled table's slots (the registry sizes arenas by it)
 I64 = np.int64
@@ -184,6 +186,13 @@ def judge(q, view, tab, A, n_cand, rollouts, seed, check, cross):
     and W[SW_SQUARE + c] sum this seat's net from the decision on and its square (with ``cross``,
     W[SW_CROSS + c*MAX_CAND + d] the products of two candidates' nets on one table).
     Returns the tables played (a table the sampler cannot build is skipped)."""
+    return judge_more(q, view, tab, A, n_cand, I64(0), rollouts, seed, check, cross)
+
+
+@nb.njit(cache=True, _nrt=False)
+def judge_more(q, view, tab, A, n_cand, k0, k1, seed, check, cross):
+    """``judge`` over tables k0..k1-1, adding to the sums (reset when k0 is 0): a search can
+    extend a decision's budget where its candidates are close. Returns the tables played."""
     me = view[V_ME]
     W = work_of(A)
     n_len = A[AR_STATE_LEN]
@@ -191,12 +200,14 @@ def judge(q, view, tab, A, n_cand, rollouts, seed, check, cross):
     base = int64_ptr(addr + 8 * AR_STATES)
     work = int64_ptr(addr + 8 * (AR_STATES + n_len))
     for c in range(n_cand):
+        if k0 > 0:
+            break
         W[SW_TOTAL + c] = 0
         W[SW_SQUARE + c] = 0
         for d in range(n_cand):
             W[SW_CROSS + c * MAX_CAND + d] = 0
     done = 0
-    for k in range(rollouts):
+    for k in range(k0, k1):
         if not sample_state(view, tab, A, base, seed, I64(k), check):
             continue
         done += 1
@@ -242,10 +253,32 @@ def search(q, view, tab):
     if n <= 1:
         return own
     seed = I64(rand_u64(view) >> np.uint64(2))
-    m = judge(q, view, tab, A, n, param_int(view, P_ROLLOUTS), seed, False, True)
+    k = param_int(view, P_ROLLOUTS)
+    top = max(param_int(view, P_MAX_ROLLOUTS), k)
+    margin = param_float(view, P_MARGIN)
+    m = judge(q, view, tab, A, n, k, seed, False, True)
+    while k < top and m > 0:  # a challenger neither clearly worse nor clearly better: more tables
+        z = _best_z(W, n, m)
+        if z < 0.5 or z > margin + 1.5:
+            break
+        k2 = min(2 * k, top)
+        m += judge_more(q, view, tab, A, n, k, k2, seed, False, True)
+        k = k2
     if m == 0:
         return own
-    return W[SW_CAND + _pick(W, n, m, param_float(view, P_MARGIN))]
+    return W[SW_CAND + _pick(W, n, m, margin)]
+
+
+@nb.njit(cache=True, _nrt=False)
+def _best_z(W, n, m):
+    """The largest paired z score of a candidate's mean over the policy's answer (candidate 0)."""
+    best = -1e9
+    for c in range(1, n):
+        d = (W[SW_TOTAL + c] - W[SW_TOTAL]) / m
+        var = (W[SW_SQUARE + c] - 2 * W[SW_CROSS + c * MAX_CAND] + W[SW_SQUARE]) / m - d * d
+        z = d / np.sqrt(var / m) if var > 0 else (1e9 if d > 0 else -1e9)
+        best = max(best, z)
+    return best
 
 
 @nb.njit(cache=True, _nrt=False)
