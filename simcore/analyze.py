@@ -76,8 +76,9 @@ def _decision_seed(seed: int, g: int, seat: int, k: int) -> int:
 
 
 def judge_hand(hand: _Hand, seat: int, decision: int | None = None, rollouts: int = 500,
-               policy: str = "expert", discards: int = 14, progress=None, shape: float = 2.0) -> list[dict]:
-    """One row per candidate of each judged decision of ``seat`` (or of decision ``decision``)."""
+               policy: str = "expert", discards: int = 14, progress=None, shape: float | None = None) -> list[dict]:
+    """One row per candidate of each judged decision of ``seat`` (or of decision ``decision``).
+    ``shape``: the sampler's weight on the opponents' shanten (default: the search player's)."""
     from strategies.search import MAX_CAND, ask_posed, judge_posed
 
     from .sample import pose
@@ -90,6 +91,10 @@ def judge_hand(hand: _Hand, seat: int, decision: int | None = None, rollouts: in
         raise ValueError(f"--rollouts {rollouts}: between 1 and {MAX_ROLLOUTS}")
     tab = load_tables()
     A = _rollout_arena(policy, seat)
+    if shape is None:
+        from strategies.search import PARAMS
+
+        shape = next(p.default for p in PARAMS if p.name == "shape")
     shape_milli = np.int64(round(shape * 1000))
     own_arena = _own_arena(hand.players, seat)
     out = np.zeros(2 + 3 * MAX_CAND + MAX_CAND * MAX_CAND, np.int64)

@@ -25,18 +25,21 @@ What is approximated:
   proposal: its stationary law is uniform on the allowed arrangements);
 - with a shape weight (``WK_SHAPE``, the search's ``shape`` parameter; 0 in the tests of the
   uniform law) the chain targets arrangements weighted by exp(-shape * the opponents' summed
-  shanten) instead: the opponents' hands were built by play, not dealt, and uniform deals make
+  shanten) instead, once play has begun (at the exchange and the void choice the hands are as
+  dealt, and uniform): the opponents' hands were built by play, not dealt, and uniform deals make
   them far weaker than real ones (measured in battle at the same points of expert play: real
-  opponents 1.9, 0.9, 0.4 shanten after 0, 4, 8 draws; uniform samples 3.5, 2.0, 1.5; shape 2:
-  1.7, 0.9, 0.6). It is a heuristic, not the law of the opponents' hands given their play;
+  opponents 1.9, 0.9, 0.4 shanten with 0-3, 4-7, 8-11 draws; uniform samples 3.5, 2.0, 1.5;
+  shape 2: 1.7, 0.9, 0.6). It is a heuristic, not the law of the opponents' hands given their
+  play;
 - a concealed kong's kind is uniform among the kinds that fit and leave the caps satisfiable
   (drawn again, up to KONG_TRIES times, when they do not), not weighted by how many
   arrangements of the rest each leaves;
 - what is private to an opponent is neutral: no passed-win lock, empty scratch (the seat's own
   scratch is kept: a searching seat asks its rollout policy on its own view, so that scratch is
-  the policy's), and its
-  exchange (the tiles it passed other than to this seat) unknown in its view (-1); the
-  seat's own passed-win lock is not in its view either and is taken as none.
+  the policy's), and its exchange (the tiles it passed other than to this seat) unknown in its
+  view (-1); the seat's own passed-win lock is not in its view either and is taken as none;
+- discards and set-aside winning tiles are all counted as piled (the engine needs only their
+  sum, and a claimed discard in the pile).
 
 A sampled state resumes at the question being asked (``simcore.engine.play_on``), with the seat's
 answer given by a one-entry script (``set_answer``).
@@ -326,7 +329,8 @@ def _place(view, tab, W, key, n_pool):
             _count_voids(view, W, n_pool)
             break
     c = I64(n_pool)
-    beta = W[WK_SHAPE] / 1000.0
+    q = view[vw.V_QUESTION]
+    beta = 0.0 if q == vw.Q_EXCHANGE or q == vw.Q_VOID else W[WK_SHAPE] / 1000.0  # dealt hands are uniform
     if beta > 0:
         _start_shapes(view, tab, W, n_pool)
     for _ in range(MIX_SWAPS if beta == 0 else SHAPE_SWAPS):
