@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import math
 import sys
-from dataclasses import dataclass
 
 import numpy as np
 
 from . import engine as E
 from . import view as vw
+from .runs import RunHand, hands_of_run
 from .tiles import SUITS, tile_text
 
 QUESTION_NAMES = {int(vw.Q_EXCHANGE): "exchange", int(vw.Q_VOID): "void", int(vw.Q_TURN): "turn",
@@ -29,7 +29,7 @@ MAX_ROLLOUTS = 1_000_000
 def answer_text(q: int, a: int) -> str:
     """An answer as a person reads it: ``discard 5m``, ``kong 3p``, ``win``, ``pass 1m 2m 9s``."""
     if q == vw.Q_EXCHANGE:
-        return "pass " + " ".join(tile_text(int(t)) for t in sorted(((a & 31), (a >> 5) & 31, (a >> 10) & 31)))
+        return "pass " + " ".join(tile_text(int(t)) for t in sorted(vw.unpack3(a)))
     if q == vw.Q_VOID:
         return f"void {SUITS[a]}"
     if q == vw.Q_TURN:
@@ -39,16 +39,6 @@ def answer_text(q: int, a: int) -> str:
             return f"kong {tile_text(a - vw.A_KONG)}"
         return f"discard {tile_text(a)}"
     return ("pass", "win", "pung", "kong")[a]
-
-
-@dataclass
-class _Hand:
-    rules: object
-    players: object
-    seed: int
-    g: int
-    dealer: int
-    scores: list
 
 
 def _rollout_arena(policy: str, seat: int):
@@ -75,7 +65,7 @@ def _decision_seed(seed: int, g: int, seat: int, k: int) -> int:
     return int(np.random.SeedSequence([seed, g, seat, k, 0x5EA4C4]).generate_state(1, np.uint64)[0] >> np.uint64(2))
 
 
-def judge_hand(hand: _Hand, seat: int, decision: int | None = None, rollouts: int = 500,
+def judge_hand(hand: RunHand, seat: int, decision: int | None = None, rollouts: int = 500,
                policy: str = "expert", discards: int = 14, progress=None, shape: float | None = None) -> list[dict]:
     """One row per candidate of each judged decision of ``seat`` (or of decision ``decision``).
     ``shape``: the sampler's weight on the opponents' shanten (default: the search player's)."""
@@ -160,19 +150,18 @@ def _rows(k, p, q, n, out, actual, S, seat) -> list[dict]:
     return rows
 
 
-def hand_setup(run=None, hand: int = 0, rules="battle", sets=None, seats=None, seed: int = 0) -> _Hand:
+def hand_setup(run=None, hand: int = 0, rules="battle", sets=None, seats=None, seed: int = 0) -> RunHand:
     """Hand ``hand`` of a run directory (its own rules, seats, seed, dealer and scores), or of the
     given rules, seats and seed (dealt by hand mod 4, as ``sichuan trace`` plays it)."""
     if run is not None:
-        from .runs import hands_of_run
-
-        h = hands_of_run(run, [hand])[0]
-        return _Hand(h.rules, h.players, h.seed, h.g, h.dealer, h.scores)
+        return hands_of_run(run, [hand])[0]
     from strategies.registry import parse_seats, seat_functions
 
     from .rules import resolve
 
-    return _Hand(resolve(rules, sets), seat_functions(parse_seats(seats)), seed, hand, hand % 4, [0, 0, 0, 0])
+    specs = parse_seats(seats)
+    return RunHand(resolve(rules, sets), seat_functions(specs), [s.canonical for s in specs], seed, hand, hand % 4,
+                   [0, 0, 0, 0])
 
 
 def analyze(run=None, hand: int = 0, seat: int = 0, decision: int | None = None, rollouts: int = 500,

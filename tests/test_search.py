@@ -235,3 +235,24 @@ def test_search_plays_legally_and_reproducibly(name):
 
     assert np.array_equal(one.seat, two.seat) and payments(one) == payments(two)
     assert payments(one) == payments(checked)  # check mode only adds its counts
+
+
+def test_analyze_judges_a_decision_with_the_seats_choice_among_the_candidates():
+    """``sichuan analyze`` (and ``simcore.analyze``): one block per decision, candidates best
+    first, the best's gap 0, exactly one candidate marked as the seat's own choice."""
+    from click.testing import CliRunner
+
+    import simcore
+    from simcore.cli import main
+
+    df = simcore.analyze(hand=3, seat=0, seed=7, decision=0, rollouts=50)
+    assert (df["decision"] == 0).all() and df["question"].iloc[0] == "exchange"
+    assert df["chosen"].sum() == 1 and df["best"].sum() == 1
+    assert df.loc[df["best"], "gap"].iloc[0] == 0 and (df["gap"] >= 0).all()
+    assert (df["lo"] <= df["mean"]).all() and (df["mean"] <= df["hi"]).all()
+    assert list(df["mean"]) == sorted(df["mean"], reverse=True)
+    out = CliRunner().invoke(main, ["analyze", "--seed", "7", "--hand", "3", "--seat", "0", "--decision", "0",
+                                    "--rollouts", "50"])
+    assert out.exit_code == 0 and out.output.startswith("decision 0: exchange (50 rollouts)")
+    bad = CliRunner().invoke(main, ["analyze", "--hand", "3", "--seat", "0", "--decision", "999", "--rollouts", "5"])
+    assert bad.exit_code != 0 and "--decision 999" in bad.output
