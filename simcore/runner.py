@@ -396,6 +396,11 @@ def _play_chunks(run_dir: Path, cfg: RunConfig, todo, executor, own: bool, worke
             # make its manager thread raise, Python 3.11)
             _stop_workers(executor)
             executor.shutdown(wait=False)
+            # the pool's manager thread must be gone before the interpreter exits: else its
+            # closing of a pipe races the exit hook that writes to it (a traceback on stderr)
+            manager = getattr(executor, "_executor_manager_thread", None)
+            if manager is not None:
+                manager.join(timeout=10)
             own = False
         else:
             for fut in pending:
