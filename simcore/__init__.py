@@ -51,7 +51,8 @@ def simulate(hands: int = 10_000, rules="battle", sets=None, seats: str | None =
         return analysis.load(tmp)
 
 
-def replay(hands=0, rules="battle", sets=None, seats: str | None = None, seed: int = 0, run=None, events=None):
+def replay(hands=0, rules="battle", sets=None, seats: str | None = None, seed: int = 0, run=None, events=None,
+           review: int | None = None, rollouts: int = 500, policy: str = "expert"):
     """Replay hands in the viewer: returns a ``HandViewer`` that Jupyter displays inline and that
     ``.save("hand.html")`` writes as a page that works offline.
 
@@ -59,6 +60,8 @@ def replay(hands=0, rules="battle", sets=None, seats: str | None = None, seed: i
     for :func:`simulate` (seats default to ``expert``, as ``sichuan trace`` plays them). With
     ``run`` (a run directory) the hands of that run are replayed with its own rules, seats and
     seed. With ``events`` (TRACE.md events, or a path to a JSON Lines trace) those are shown.
+    With ``review`` (a seat), each decision of that seat is judged by ``rollouts`` rollouts of
+    ``policy`` and the page shows what every option was worth (``sichuan trace --review``).
 
         >>> import simcore
         >>> simcore.replay(3, rules="flow", seed=1)          # in a notebook: the viewer
@@ -82,9 +85,10 @@ def replay(hands=0, rules="battle", sets=None, seats: str | None = None, seed: i
     if len(hands) > MAX_HANDS:
         raise ViewerError(f"{len(hands)} hands, but one page shows at most {MAX_HANDS}")
     if run is not None:
-        from .runs import traced_hands_of_run
+        from .runs import hands_of_run, traced_hands_of_run
 
         traced = traced_hands_of_run(run, hands)
+        setups = hands_of_run(run, hands) if review is not None else []
     else:
         from .rules import resolve
         from .trace import trace_hand
@@ -93,8 +97,17 @@ def replay(hands=0, rules="battle", sets=None, seats: str | None = None, seed: i
         rs = resolve(rules, sets)
         specs = parse_seats(seats)
         fns = seat_functions(specs)
-        traced = [trace_hand(rs, fns, [s.canonical for s in specs], seed, int(g)) for g in hands]
-    return HandViewer([t.events for t in traced])
+        from .runs import RunHand
+
+        names = [s.canonical for s in specs]
+        traced = [trace_hand(rs, fns, names, seed, int(g)) for g in hands]
+        setups = [RunHand(rs, fns, names, seed, int(g), int(g) % 4, [0, 0, 0, 0]) for g in hands]
+    reviews = None
+    if review is not None:
+        from .analyze import review as judge
+
+        reviews = [None if t.error_message() else judge(h, review, rollouts, policy) for t, h in zip(traced, setups)]
+    return HandViewer([t.events for t in traced], reviews=reviews)
 
 
 def analyze(run=None, hand: int = 0, seat: int = 0, decision: int | None = None, rollouts: int = 500,

@@ -23,6 +23,7 @@ from .tiles import SUITS, tile_text
 QUESTION_NAMES = {int(vw.Q_EXCHANGE): "exchange", int(vw.Q_VOID): "void", int(vw.Q_TURN): "turn",
                   int(vw.Q_CLAIM): "claim", int(vw.Q_ROB): "rob"}
 Z95 = 1.959964
+LEAD_EVENTS = 2  # a trace's "start" and "deal" come before the events of the log's rows (trace.events_from_log)
 MAX_ROLLOUTS = 1_000_000
 
 
@@ -115,13 +116,13 @@ def judge_hand(hand: RunHand, seat: int, decision: int | None = None, rollouts: 
             progress(k, p)
         n = judge_posed(S.copy(), np.int64(seat), tab, A, np.int64(discards), np.int64(rollouts),
                         np.int64(_decision_seed(hand.seed, hand.g, seat, k)), np.int64(actual), shape_milli, out)
-        rows += _rows(k, p, q, n, out, actual, S, seat)
+        rows += _rows(k, p, q, n, out, actual, S, seat, LEAD_EVENTS + int(S[E.O_N_EV]))
     if decision is not None and not any(r["decision"] == decision for r in rows):
         raise ValueError(f"--decision {decision}: seat {seat} has {k + 1} decisions in hand {hand.g} (0-{k})")
     return rows
 
 
-def _rows(k, p, q, n, out, actual, S, seat) -> list[dict]:
+def _rows(k, p, q, n, out, actual, S, seat, event) -> list[dict]:
     m = int(out[1])
     answers = out[2:2 + n]
     tot = out[2 + n:2 + 2 * n].astype(float)
@@ -139,7 +140,7 @@ def _rows(k, p, q, n, out, actual, S, seat) -> list[dict]:
         d_se = math.sqrt(max(d_var, 0.0) * m / max(m - 1, 1) / m)
         se = sd[c] / math.sqrt(m)
         rows.append({
-            "decision": k, "point": p, "question": QUESTION_NAMES[int(q)],
+            "decision": k, "point": p, "event": event, "question": QUESTION_NAMES[int(q)],
             "tile": tile_text(int(view[vw.V_TILE])) if q in (vw.Q_CLAIM, vw.Q_ROB) else "",
             "candidate": answer_text(int(q), int(answers[c])), "answer": int(answers[c]),
             "mean": mean[c], "lo": mean[c] - Z95 * se, "hi": mean[c] + Z95 * se,
@@ -148,6 +149,25 @@ def _rows(k, p, q, n, out, actual, S, seat) -> list[dict]:
         })
     rows.sort(key=lambda r: (-r["mean"], r["candidate"]))
     return rows
+
+
+def review(hand: RunHand, seat: int, rollouts: int = 500, policy: str = "expert", discards: int = 14,
+           progress=None) -> dict:
+    """One seat's decisions in one hand as the viewer's reviewer shows them (``sichuan trace
+    --format html --review SEAT``): each decision with the event it came before, its options best
+    first (``judge_hand``'s rows), and what the seat's choice gave up against the best (the gap with
+    its paired interval; 0 where it chose the best); ``lost`` sums those gaps over the hand."""
+    rows = judge_hand(hand, seat, None, rollouts, policy, discards, progress)
+    decisions = []
+    for k in sorted({r["decision"] for r in rows}):
+        options = [r for r in rows if r["decision"] == k]
+        chosen = next(r for r in options if r["chosen"])
+        decisions.append({"decision": k, "event": chosen["event"], "question": chosen["question"],
+                          "tile": chosen["tile"], "options": options, "chosen": chosen["candidate"],
+                          "best": options[0]["candidate"], "lost": chosen["gap"], "lost_lo": chosen["gap_lo"],
+                          "lost_hi": chosen["gap_hi"]})
+    return {"seat": seat, "strategy": hand.seats[seat], "rollouts": rollouts, "policy": policy,
+            "decisions": decisions, "lost": sum(d["lost"] for d in decisions)}
 
 
 def hand_setup(run=None, hand: int = 0, rules="battle", sets=None, seats=None, seed: int = 0) -> RunHand:
@@ -172,7 +192,8 @@ def analyze(run=None, hand: int = 0, seat: int = 0, decision: int | None = None,
     questions where the seat had a choice), best first within a decision: ``mean`` net for the seat
     from the decision to the hand's end over ``rollouts`` sampled tables with its 95% interval (``lo``, ``hi``);
     ``gap`` to the best candidate with a paired 95% interval (``gap_lo``, ``gap_hi``); ``chosen``,
-    the seat's actual answer. Every seat of a rollout follows ``policy``.
+    the seat's actual answer; ``event``, the index in the hand's trace of the first event after
+    the decision (the decision is taken at the table shown after event ``event - 1``). Every seat of a rollout follows ``policy``.
 
         >>> import simcore
         >>> simcore.analyze(hand=3, seat=0, decision=0, rollouts=1000)   # the exchange of hand 3

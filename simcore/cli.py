@@ -267,6 +267,19 @@ def parse_hand_range(text: str) -> range:
     return range(a, b + 1)
 
 
+ROLLOUT_POLICIES = ("expert", "efficient", "greedy", "flush", "defensive")  # strategies.search.POLICIES
+
+
+def rollout_options(f):
+    """``--rollouts``, ``--policy`` and ``--discards``: how ``analyze`` and ``trace --review`` judge."""
+    f = click.option("--discards", default=14, show_default=True, type=click.IntRange(1, 14),
+                     help="On a turn, the discards judged (best first by a fast ranking), besides the seat's own.")(f)
+    f = click.option("--policy", default="expert", show_default=True, type=click.Choice(ROLLOUT_POLICIES),
+                     help="The rollout policy every seat follows (with its own exchange and void).")(f)
+    return click.option("--rollouts", default=500, show_default=True, type=click.IntRange(1, 1_000_000),
+                        help="Sampled tables per decision; every candidate is played out on each of them.")(f)
+
+
 @main.command("trace")
 @click.argument("run_dir", required=False, metavar="[RUN_DIR]")
 @rules_options
@@ -278,12 +291,21 @@ def parse_hand_range(text: str) -> range:
                    "the hands in a browser (needs -o; at most 500 hands a page, simcore.viewer.MAX_HANDS).")
 @click.option("-o", "--out", "out", type=click.Path(dir_okay=False, writable=True), default=None, metavar="FILE",
               help="Write to FILE instead of standard output (required by --format html).")
-def trace_cmd(run_dir, rules_spec, sets, seed, hands, seats_spec, fmt, out):
+@click.option("--review", "review_seat", type=click.IntRange(0, 3), default=None, metavar="SEAT",
+              help="With --format html: judge each decision of SEAT by rollouts (as `sichuan analyze`) and show "
+                   "next to it what every option was worth, what the seat gave up, and the costliest decisions.")
+@rollout_options
+def trace_cmd(run_dir, rules_spec, sets, seed, hands, seats_spec, fmt, out, review_seat, rollouts, policy, discards):
     """Replay hands and print every event (docs/TRACE.md), or write them as a page to watch.
 
     Without RUN_DIR, hands are independent hands of the given rules, seats and seed: hand N is
     dealt by seat N mod 4 and its wall depends only on (seed, N). With RUN_DIR, the hands of
     that run are replayed with its own rules, seats and seed, and equal its Parquet rows.
+
+    With --review SEAT the page also shows, at each decision of that seat, every option judged by
+    rollouts (as `sichuan analyze` does: mean net to the hand's end, 95% interval, gap to the
+    best), what the seat chose and gave up, and a summary of its costliest decisions (about a
+    second per hand at 200 rollouts).
 
     \b
     Examples:
@@ -291,10 +313,15 @@ def trace_cmd(run_dir, rules_spec, sets, seed, hands, seats_spec, fmt, out):
         sichuan trace --rules flow --seats greedy --seed 1 --hand 0-2
         sichuan trace runs/demo --hand 12345
         sichuan trace --rules flow --seed 1 --hand 0 --format html -o hand.html
+        sichuan trace --seed 7 --hand 3 --format html --review 0 -o review.html
     """
+    from simcore.runs import RunHand
     from simcore.trace import to_jsonl, to_text, trace_hand
 
     wanted = parse_hand_range(hands)
+    if review_seat is not None and fmt != "html":
+        raise CliError("--review draws its judgements on the page: add --format html -o FILE.html "
+                       "(for a table of them, sichuan analyze)")
     if fmt == "html":
         from simcore.viewer import MAX_HANDS
 
@@ -304,11 +331,12 @@ def trace_cmd(run_dir, rules_spec, sets, seed, hands, seats_spec, fmt, out):
             raise CliError(f"--hand {hands}: {len(wanted)} hands, but one page shows at most {MAX_HANDS}; "
                            f"ask for a smaller range")
     if run_dir is not None:
-        from simcore.runs import traced_hands_of_run
+        from simcore.runs import hands_of_run, traced_hands_of_run
 
         try:
             traced = traced_hands_of_run(run_dir, wanted, rules_spec=rules_spec, sets=sets,
                                          seed=seed, seats_spec=seats_spec)
+            setups = hands_of_run(run_dir, wanted) if review_seat is not None else []
         except (ValueError, OSError) as exc:
             raise CliError(_one_line(exc)) from None
     else:
@@ -317,6 +345,7 @@ def trace_cmd(run_dir, rules_spec, sets, seed, hands, seats_spec, fmt, out):
         names = [s.canonical for s in seats]
         seed = 0 if seed is None else seed
         traced = [trace_hand(rules, fns, names, seed, g) for g in wanted]
+        setups = [RunHand(rules, fns, names, seed, g, g % 4, [0, 0, 0, 0]) for g in wanted]
     # a hand stopped by an illegal answer shows its events up to it and an error event saying
     # why, then the command stops with the one-line message
     errors = [(i, h.error_message()) for i, h in enumerate(traced)]
@@ -326,8 +355,13 @@ def trace_cmd(run_dir, rules_spec, sets, seed, hands, seats_spec, fmt, out):
     if fmt == "html":
         from simcore.viewer import HandViewer
 
+        reviews = None
+        if review_seat is not None:
+            # a hand stopped by an illegal answer has no end to play out to: it is shown unjudged
+            reviews = [None if err else _review(h, review_seat, rollouts, policy, discards)
+                       for (_, err), h in zip(errors, setups[:len(traced)])]
         try:
-            HandViewer([h.events for h in traced]).save(out)
+            HandViewer([h.events for h in traced], reviews=reviews).save(out)
         except OSError as exc:
             raise CliError(f"cannot write {out}: {exc.strerror or exc}") from None
         if first_error is None:
@@ -569,13 +603,7 @@ def sql_cmd(run_dir, query, as_csv, as_json, max_rows):
 @click.option("--seat", "seat", required=True, type=click.IntRange(0, 3), help="The seat whose decisions are judged.")
 @click.option("--decision", "decision", type=click.IntRange(min=0), default=None,
               help="Judge only the K-th decision (from 0; questions where the seat had a choice). [default: all]")
-@click.option("--rollouts", default=500, show_default=True, type=click.IntRange(1, 1_000_000),
-              help="Sampled tables per decision; every candidate is played out on each of them.")
-@click.option("--policy", default="expert", show_default=True,
-              type=click.Choice(["expert", "efficient", "greedy", "flush", "defensive"]),
-              help="The rollout policy every seat follows (with its own exchange and void).")
-@click.option("--discards", default=14, show_default=True, type=click.IntRange(1, 14),
-              help="On a turn, the discards judged (best first by a fast ranking), besides the seat's own.")
+@rollout_options
 @seats_option
 @click.option("--format", "fmt", type=click.Choice(["text", "csv", "json"]), default="text", show_default=True)
 def analyze_cmd(run_dir, rules_spec, sets, seed, hand, seat, decision, rollouts, policy, discards, seats_spec, fmt):
@@ -621,6 +649,17 @@ def analyze_cmd(run_dir, rules_spec, sets, seed, hand, seat, decision, rollouts,
         click.echo(df.to_json(orient="records", indent=1))
     else:
         click.echo(format_judgements(df))
+
+
+def _review(h, seat: int, rollouts: int, policy: str, discards: int) -> dict:
+    """``analyze.review`` of one hand, with a line of progress per decision."""
+    from simcore.analyze import review
+
+    click.echo(f"reviewing seat {seat} in hand {h.g} ({rollouts} rollouts a decision) ...", err=True)
+    try:
+        return review(h, seat, rollouts, policy, discards)
+    except ValueError as exc:
+        raise CliError(_one_line(exc)) from None
 
 
 def format_judgements(df) -> str:

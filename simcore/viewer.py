@@ -6,6 +6,9 @@ page's script only draws what it is given and applies the seat-view rule of
 ``replayer.seat_view`` (the browser tests hold both to the replayer). Everything is inline (CSS,
 script, tiles as SVG symbols from ``simcore.tile_art``): the file works offline.
 
+With a review (``simcore.analyze.review``), each judged decision of one seat is shown at the
+table it was taken at, with every option's worth, and the costliest are listed.
+
 Several hands give one page with a hand selector; each hand's data sits in its own inert
 ``<script type="application/json">`` element and is parsed only when that hand is shown.
 """
@@ -149,8 +152,28 @@ def short_strategy(spec: str) -> str:
     return spec.split("[", 1)[0].split("+", 1)[0]
 
 
-def hand_payload(events: list[dict]) -> dict:
-    """Everything the page needs to show one hand."""
+def _r3(x: float) -> float:
+    return round(float(x), 3)
+
+
+def review_payload(review: dict) -> dict:
+    """The reviewer's judgements (``simcore.analyze.review``) as the page draws them: per decision
+    the step it was taken at (the table after event ``event - 1``), the options best first as
+    [answer, mean, lo, hi, gap, gap_lo, gap_hi, chosen], and what the choice gave up."""
+    decisions = []
+    for d in review["decisions"]:
+        opts = [[o["candidate"], _r3(o["mean"]), _r3(o["lo"]), _r3(o["hi"]), _r3(o["gap"]), _r3(o["gap_lo"]),
+                 _r3(o["gap_hi"]), int(o["chosen"])] for o in d["options"]]
+        decisions.append({"k": d["decision"], "at": d["event"] - 1, "q": d["question"], "tile": d["tile"],
+                          "chosen": d["chosen"], "best": d["best"], "lost": _r3(d["lost"]),
+                          "lost_lo": _r3(d["lost_lo"]), "lost_hi": _r3(d["lost_hi"]), "o": opts})
+    return {"seat": review["seat"], "strategy": short_strategy(review["strategy"]), "rollouts": review["rollouts"],
+            "policy": review["policy"], "lost": _r3(review["lost"]), "d": decisions}
+
+
+def hand_payload(events: list[dict], review: dict | None = None) -> dict:
+    """Everything the page needs to show one hand (and, given ``review``, the reviewer's
+    judgements of one seat's decisions)."""
     steps, texts, payments = [], [], []
     prev_parts = [None] * 4
     prev_scores = prev_nets = None
@@ -189,6 +212,7 @@ def hand_payload(events: list[dict]) -> dict:
         "flow": last.flow, "strategies": [short_strategy(x) for x in start["strategies"]],
         "specs": list(start["strategies"]), "start_scores": list(start["scores"]),
         "events": texts, "steps": steps, "payments": payments, "settle": _settle_json(last),
+        "review": review_payload(review) if review else None,
     }
 
 
@@ -211,14 +235,16 @@ def _label(p: dict) -> str:
     return f"hand {p['hand']} · {p['rules']} · {end} · {win}"
 
 
-def page(hands: list[list[dict]], title: str | None = None) -> str:
-    """One HTML page showing the hands (each a list of TRACE.md events)."""
+def page(hands: list[list[dict]], title: str | None = None, reviews: list[dict | None] | None = None) -> str:
+    """One HTML page showing the hands (each a list of TRACE.md events), each with its review
+    (``simcore.analyze.review``) if ``reviews`` gives one."""
     if not hands:
         raise ViewerError("no hands to show")
     if len(hands) > MAX_HANDS:
         raise ViewerError(f"{len(hands)} hands is more than one page shows (at most {MAX_HANDS}): "
                           f"ask for a smaller --hand range")
-    payloads = [hand_payload(h) for h in hands]
+    reviews = list(reviews) if reviews is not None else []
+    payloads = [hand_payload(h, reviews[i] if i < len(reviews) else None) for i, h in enumerate(hands)]
     blobs = [_inert_json(p) for p in payloads]
     index = [{"id": i, "label": _label(p)} for i, p in enumerate(payloads)]
     data = "\n".join(f'<script type="application/json" id="hand-{i}">{b}</script>' for i, b in enumerate(blobs))
@@ -244,11 +270,12 @@ class HandViewer:
     """Hands shown as the viewer page: inline in Jupyter (``_repr_html_``, an isolated iframe) or
     saved as a file (``save``). ``tables(i)`` gives hand i's replayed tables."""
 
-    def __init__(self, hands: list[list[dict]], title: str | None = None):
+    def __init__(self, hands: list[list[dict]], title: str | None = None, reviews: list[dict | None] | None = None):
         if not hands:
             raise ViewerError("no hands to show")
         self.hands = hands
         self.title = title
+        self.reviews = reviews
         self._html = None
 
     @classmethod
@@ -266,7 +293,7 @@ class HandViewer:
 
     def html(self) -> str:
         if self._html is None:
-            self._html = page(self.hands, self.title)
+            self._html = page(self.hands, self.title, self.reviews)
         return self._html
 
     def save(self, path) -> Path:
@@ -283,5 +310,5 @@ class HandViewer:
         return f"<HandViewer: {len(self.hands)} hand(s); .save('hand.html') or display it in Jupyter>"
 
 
-__all__ = ["page", "hand_payload", "event_text", "HandViewer", "ViewerError", "MAX_HANDS", "MAX_HAND_BYTES",
+__all__ = ["page", "hand_payload", "review_payload", "event_text", "HandViewer", "ViewerError", "MAX_HANDS", "MAX_HAND_BYTES",
            "hand_bytes"]

@@ -256,3 +256,10 @@ def test_analyze_judges_a_decision_with_the_seats_choice_among_the_candidates():
     assert out.exit_code == 0 and out.output.startswith("decision 0: exchange (50 rollouts)")
     bad = CliRunner().invoke(main, ["analyze", "--hand", "3", "--seat", "0", "--decision", "999", "--rollouts", "5"])
     assert bad.exit_code != 0 and "--decision 999" in bad.output
+
+
+def test_the_command_line_offers_every_rollout_policy():
+    from simcore.cli import ROLLOUT_POLICIES
+    from strategies.search import POLICIES
+
+    assert ROLLOUT_POLICIES == POLICIES

@@ -26,7 +26,7 @@ from selenium.webdriver.support.ui import Select
 import simcore
 from simcore.cli import main as cli
 from simcore.replayer import event_seen, replay_events, seat_view, settlement
-from simcore.viewer import MAX_HAND_BYTES, MAX_HANDS, HandViewer, event_text, hand_bytes, page
+from simcore.viewer import MAX_HAND_BYTES, MAX_HANDS, HandViewer, event_text, hand_bytes, page, review_payload
 from viewer_hands import showcase, traced
 
 CHROMEDRIVER = "/usr/bin/chromedriver"
@@ -362,3 +362,96 @@ def test_a_hand_stopped_by_an_illegal_answer_still_shows_up_to_it(tmp_path, brow
         assert not [e for e in browser.get_log("browser") if e.get("level") == "SEVERE"]
     finally:
         browser.get(page_file.as_uri())
+
+
+# -- the reviewer ------------------------------------------------------------------------------------
+# Seat 0 of hand 3 (seed 7, expert) decides the exchange, its void, discards, a kong and a win.
+
+REVIEWED = dict(hand=3, seed=7, seat=0, rollouts=24)
+
+
+@pytest.fixture(scope="module")
+def reviewed(tmp_path_factory):
+    from simcore.analyze import hand_setup, review
+    from simcore.trace import trace_hand
+
+    h = hand_setup(None, REVIEWED["hand"], "battle", None, "expert", REVIEWED["seed"])
+    events = trace_hand(h.rules, h.players, h.seats, h.seed, h.g, h.dealer, h.scores).events
+    r = review(h, REVIEWED["seat"], rollouts=REVIEWED["rollouts"])
+    path = tmp_path_factory.mktemp("review") / "review.html"
+    HandViewer([events], reviews=[r]).save(path)
+    return events, r, path
+
+
+def test_each_decision_comes_before_the_event_of_its_choice(reviewed):
+    """The event a decision is placed before is the one its choice made (checked against the trace,
+    not the reviewer's own bookkeeping); what it gave up is its gap, 0 only for the best."""
+    events, r, _ = reviewed
+    seat = REVIEWED["seat"]
+    kinds = {d["question"] for d in r["decisions"]}
+    assert {"exchange", "void", "turn", "claim"} <= kinds, kinds
+    for d in r["decisions"]:
+        e = events[d["event"]]
+        verb, _, what = d["chosen"].partition(" ")
+        if d["question"] == "exchange":
+            assert e["event"] == "exchange" and sorted(e["passed"][seat]) == sorted(what.split())
+        elif d["question"] == "void":
+            assert e["event"] == "void" and e["suits"][seat] == what
+        elif verb in ("discard", "kong"):
+            assert (e["event"], e["seat"], e["tile"]) == (verb, seat, what)
+        elif verb in ("win", "pung"):
+            assert (e["event"], e["seat"]) == (verb, seat)
+        assert d["lost"] >= 0 and (d["lost"] == 0) == (d["chosen"] == d["best"])
+        assert d["options"][0]["candidate"] == d["best"] and sum(o["chosen"] for o in d["options"]) == 1
+    assert r["lost"] == pytest.approx(sum(d["lost"] for d in r["decisions"]))
+
+
+def test_the_page_shows_every_option_at_each_decision_and_the_costliest(browser, page_file, reviewed):
+    events, r, path = reviewed
+    payload = review_payload(r)
+    try:
+        browser.get(path.as_uri())
+        marked = browser.execute_script(
+            "return [...document.querySelectorAll('#events li.decision')].map((l) => +l.dataset.i)")
+        assert marked == sorted({d["at"] for d in payload["d"]})
+        for d in payload["d"]:
+            browser.execute_script(f"window.handViewer.go({d['at']})")
+            rows = browser.execute_script(
+                "return [...document.querySelectorAll('#decision table.options tr[data-answer]')].map((tr) =>"
+                " [tr.dataset.answer, tr.classList.contains('chosen'), tr.cells[2].textContent])")
+            assert [x[:2] for x in rows] == [[o[0], bool(o[7])] for o in d["o"]], d["k"]
+            for (_, _, shown), o in zip(rows, d["o"]):   # two decimals, rounded as the browser rounds
+                assert float(shown.replace("−", "-")) == pytest.approx(o[1], abs=0.0051), (d["k"], o)
+            caption = browser.find_element(By.CSS_SELECTOR, "#decision caption").text
+            assert f"(decision {d['k']})" in caption and d["q"] in caption
+        worst = sorted((d for d in payload["d"] if d["lost"] > 0), key=lambda d: (-d["lost"], d["k"]))[:5]
+        items = browser.find_elements(By.CSS_SELECTOR, "#costliest li")
+        assert [int(li.get_attribute("data-k")) for li in items] == [d["k"] for d in worst]
+        if items:
+            browser.execute_script("window.handViewer.go(0)")
+            items[0].click()
+            assert browser.execute_script("return window.handViewer.step") == worst[0]["at"]
+        lost = browser.find_element(By.ID, "review-lost").text
+        assert float(lost) == pytest.approx(payload["lost"], abs=0.0051)
+        assert not [e for e in browser.get_log("browser") if e.get("level") == "SEVERE"]
+        browser.get(page_file.as_uri())        # a page without a review shows none
+        assert not browser.find_element(By.ID, "review").is_displayed()
+    finally:
+        browser.get(page_file.as_uri())
+
+
+def test_trace_review_writes_the_judged_page_and_needs_html(tmp_path):
+    out = tmp_path / "review.html"
+    args = ["trace", "--seed", "7", "--hand", "3", "--review", "0", "--rollouts", "8"]
+    r = CliRunner().invoke(cli, [*args, "--format", "html", "-o", str(out)])
+    assert r.exit_code == 0, r.output
+    data = json.loads(re.search(r'id="hand-0">(.*?)</script>', out.read_text()).group(1))
+    assert data["review"]["seat"] == 0 and data["review"]["rollouts"] == 8 and data["review"]["d"]
+    r = CliRunner().invoke(cli, args)
+    assert r.exit_code == 2 and "--review draws its judgements on the page" in r.output
+
+
+def test_python_replay_with_a_review(tmp_path):
+    v = simcore.replay(3, seed=7, review=0, rollouts=8)
+    data = json.loads(re.search(r'id="hand-0">(.*?)</script>', v.html()).group(1))
+    assert data["review"]["seat"] == 0 and data["review"]["rollouts"] == 8 and data["review"]["d"]

@@ -9,6 +9,7 @@
   let states = [];     // the table after each event, filled forward
   let cur = 0;         // the event shown
   let view = -1;       // -1: the whole table; 0-3: what that seat saw
+  let reviewAt = {};   // step -> the reviewed seat's decisions taken at the table of that step
 
   // -- tiles --------------------------------------------------------------------------------
   function parseTiles(text) {
@@ -186,17 +187,76 @@
         box.scrollTop = li.offsetTop - box.clientHeight / 2;
       }
     }
+    if (H.review) $("decision").innerHTML = decisionHtml();
     renderSettlement();
   }
 
   function eventList() {
     const items = H.events.map((e, i) => {
       const text = eventText(i);
-      const cls = `k-${e[0]}${text === null ? " unseen" : ""}`;
-      const body = text === null ? "not seen by this seat" : tilesIn(text);
+      let cls = `k-${e[0]}${text === null ? " unseen" : ""}`;
+      let body = text === null ? "not seen by this seat" : tilesIn(text);
+      const ds = reviewAt[i];
+      if (ds) {
+        const lost = Math.max(...ds.map((d) => d.lost));
+        cls += ds.some(costly) ? " decision costly" : " decision";
+        body += ` <span class="cost" title="seat ${H.review.seat} decides here">&#9670; ${lost === 0 ? "best" : signed(-lost)}</span>`;
+      }
       return `<li class="${cls}" data-i="${i}" data-kind="${e[0]}">${body}</li>`;
     });
     $("events").innerHTML = items.join("");
+  }
+
+  // -- the reviewer ----------------------------------------------------------------------------
+  // A decision is costly when the paired interval of what the choice gave up lies above 0.
+  const costly = (d) => d.lost_lo > 0;
+  const signed = (x) => (x > 0 ? "+" : x < 0 ? "−" : "") + Math.abs(x).toFixed(2);
+  const answerHtml = (text) => esc(text).replace(/\b([1-9][mps])\b/g, (_, t) => tile(t));
+  function decisionWhat(d) {
+    return `${d.q}${d.tile ? " on " + tile(d.tile) : ""}`;
+  }
+
+  function reviewSetup() {
+    reviewAt = {};
+    const R = H.review;
+    $("review").hidden = !R;
+    if (!R) { $("decision").innerHTML = ""; $("review-summary").innerHTML = ""; return; }
+    for (const d of R.d) (reviewAt[d.at] = reviewAt[d.at] || []).push(d);
+    const worst = R.d.filter((d) => d.lost > 0).sort((a, b) => b.lost - a.lost || a.k - b.k).slice(0, 5);
+    const items = worst.map((d) => `<li data-at="${d.at}" data-k="${d.k}" class="${costly(d) ? "costly" : ""}">` +
+      `event ${d.at + 1} · ${decisionWhat(d)}: chose ${answerHtml(d.chosen)}, best ${answerHtml(d.best)} · ` +
+      `<b>${signed(-d.lost)}</b> (${signed(-d.lost_hi)} to ${signed(-d.lost_lo)})</li>`);
+    $("review-summary").innerHTML = `<h3>Review of seat ${R.seat} (${esc(R.strategy)})</h3>` +
+      `<p>${R.d.length} decision${R.d.length === 1 ? "" : "s"} judged, ${R.rollouts} rollouts each, every seat of a ` +
+      `rollout playing ${esc(R.policy)}. Against the best option of each decision the seat gave up ` +
+      `<b id="review-lost">${R.lost.toFixed(2)}</b> points (the sum of the gaps; a gap whose interval reaches 0 is ` +
+      `within the noise).</p>` +
+      (items.length ? `<p>The costliest decisions (click to go there):</p><ol id="costliest">${items.join("")}</ol>`
+        : `<p id="costliest-none">The seat chose the best option at every decision.</p>`);
+  }
+
+  function decisionHtml() {
+    const R = H.review;
+    const ds = reviewAt[cur];
+    if (!ds) {
+      const next = R.d.find((d) => d.at > cur);
+      return `<p class="hint">No decision of seat ${R.seat} at this table.` +
+        (next ? ` Next: event ${next.at + 1} (${next.q}).` : "") + `</p>`;
+    }
+    return ds.map((d) => {
+      const rows = d.o.map((o) => `<tr class="${o[7] ? "chosen" : ""}${o[4] === 0 ? " best" : ""}" data-answer="${esc(o[0])}">` +
+        `<td>${o[7] ? "chosen" : ""}</td><td>${answerHtml(o[0])}</td><td class="num">${signed(o[1])}</td>` +
+        `<td class="num">${signed(o[2])} to ${signed(o[3])}</td>` +
+        `<td class="num">${o[4] === 0 ? "best" : signed(-o[4])}</td>` +
+        `<td class="num">${o[4] === 0 ? "" : signed(-o[6]) + " to " + signed(-o[5])}</td></tr>`).join("");
+      const verdict = d.lost === 0 ? "the best option" :
+        `${signed(-d.lost)} against the best (${signed(-d.lost_hi)} to ${signed(-d.lost_lo)})` +
+        (costly(d) ? "" : ", within the noise");
+      return `<table class="options${costly(d) ? " costly" : ""}" data-k="${d.k}"><caption>Seat ${R.seat} decides: ` +
+        `${decisionWhat(d)} (decision ${d.k}) · chose ${answerHtml(d.chosen)}: ${verdict}</caption>` +
+        `<tr><th></th><th>option</th><th class="num">mean net</th><th class="num">95% interval</th>` +
+        `<th class="num">vs best</th><th class="num">paired 95%</th></tr>${rows}</table>`;
+    }).join("");
   }
 
   function netCell(x) { return `<td class="num">${x > 0 ? "+" : ""}${x}</td>`; }
@@ -256,6 +316,7 @@
     $("title").textContent = `hand ${H.hand} · ${H.rules} · seed ${H.seed} · dealer seat ${H.dealer}` +
       (H.match !== null ? ` · match ${H.match} hand ${H.hand_in_match}` : "");
     document.body.dataset.hand = H.hand;
+    reviewSetup();
     eventList();
     go(0);
   }
@@ -282,6 +343,10 @@
     $("events").addEventListener("click", (e) => {
       const li = e.target.closest("li[data-i]");
       if (li) go(+li.dataset.i);
+    });
+    $("review-summary").addEventListener("click", (e) => {
+      const li = e.target.closest("li[data-at]");
+      if (li) go(+li.dataset.at);
     });
     document.addEventListener("keydown", (e) => {
       const tag = e.target.tagName;
