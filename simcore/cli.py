@@ -652,7 +652,7 @@ def analyze_cmd(run_dir, rules_spec, sets, seed, hand, seat, decision, rollouts,
 
 
 def _review(h, seat: int, rollouts: int, policy: str, discards: int) -> dict:
-    """``analyze.review`` of one hand, with a line of progress per decision."""
+    """``analyze.review`` of one hand, with a line of progress for it."""
     from simcore.analyze import review
 
     click.echo(f"reviewing seat {seat} in hand {h.g} ({rollouts} rollouts a decision) ...", err=True)
