@@ -38,16 +38,19 @@ from .params import Param, parameters
 POLICIES = ("expert", "efficient", "greedy", "flush", "defensive")
 DECISIONS = ("all", "turn", "calls")   # which questions of play to search (exchange and void: always)
 PARAMS = (
-    Param.int("rollouts", 16, 1, 100000, "rollouts per candidate (sampled tables, shared by the candidates)"),
+    Param.int("rollouts", 16, 1, 100000, "rollouts per candidate (sampled tables, shared by the candidates; x8 at the exchange and void)"),
     Param.int("candidates", 3, 1, 14, "discards kept from the fast ranking, besides the policy's own"),
     Param.choice("policy", "expert", POLICIES, "the rollout policy every seat follows (with its own exchange and void)"),
     Param.choice("decisions", "all", DECISIONS, "play questions to search: all, turn (own turn), calls (claims, robbing)"),
     Param.float("shape", 3.0, 0.0, 10.0, "sampling weight on the opponents' shanten (0: uniform deals; real hands are built, not dealt)"),
     Param.float("margin", 1.5, 0.0, 10.0, "leave the policy's answer only for one better by this many standard errors (paired)"),
-    Param.int("max_rollouts", 128, 1, 100000, "where a challenger is close (paired z 0.5 to margin+1.5), rollouts double up to this"),
+    Param.int("max_rollouts", 128, 1, 100000, "where a challenger is close (paired z 0.5 to margin+1.5), rollouts double up to this (x8 at the exchange and void)"),
 )
 P_ROLLOUTS, P_CANDIDATES, P_POLICY, P_DECISIONS, P_SHAPE, P_MARGIN, P_MAX_ROLLOUTS = (np.int64(i) for i in range(7))
 MAX_CAND = 20
+# rollouts and max_rollouts are multiplied by this at the exchange and the void choice (two
+# decisions a hand, each judged over whole hands): 128 to 1,024 tables there by default
+DEAL_BUDGET = 8
 ROLLOUT_STATE_LEN = E.ROLLOUT_STATE_LEN  # a sampled table's slots (the registry sizes arenas by it)
 I64 = np.int64
 # the search's own slots in the arena's work space, after the sampler's (simcore.sample.WK_END)
@@ -255,6 +258,9 @@ def search(q, view, tab):
     seed = I64(rand_u64(view) >> np.uint64(2))
     k = param_int(view, P_ROLLOUTS)
     top = max(param_int(view, P_MAX_ROLLOUTS), k)
+    if q == Q_EXCHANGE or q == Q_VOID:  # a rollout from the deal is a whole hand: far noisier
+        k *= DEAL_BUDGET
+        top *= DEAL_BUDGET
     margin = param_float(view, P_MARGIN)
     m = judge(q, view, tab, A, n, k, seed, False, True)
     while k < top and m > 0:  # a challenger neither clearly worse nor clearly better: more tables
