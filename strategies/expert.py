@@ -7,7 +7,9 @@ the draws left, Poisson), times what a win of that plan pays (``_payoff``: its f
 it holds, capped, from one discarder or, on a self-draw, from every liable seat with the bonus),
 times the plan's weight (the flush weight is its own in blood flow, where wins repeat). It
 follows the best plan: that plan's most efficient discard (ties to the tile least likely to let
-an opponent win); kongs and pungs only where they keep the plan's shanten; a ready hand keeps
+an opponent win); kongs and pungs only where they keep the plan's shanten (the fourth tile on a
+discard punged and added at once where every liable seat's added-kong payment beats the
+discarder's exposed-kong payment, ``_add_later_pays``); a ready hand keeps
 the discard whose waits are worth most (``_best_wait``); a discard win is passed where a later
 self-draw pays more (``_pass_pays``; never in blood flow). Forced void-suit discards go safest
 first. It folds (safest tile) only when it cannot get ready in time, or, with ``deal_in_cost``
@@ -27,12 +29,13 @@ import numpy as np
 from simcore.evaluate import moved_slots, seven_pairs_from_slots
 from simcore.nrt import nonneg
 from simcore.rules import (
-    R_FAN_ALL_TRIPLETS, R_FAN_CAP, R_FAN_FULL_FLUSH, R_FAN_ROOT, R_FAN_SEVEN_PAIRS, R_FLOW, R_SELF_DRAW_BONUS,
+    R_ADDED_KONG_DRAWN_ONLY, R_FAN_ALL_TRIPLETS, R_FAN_CAP, R_FAN_FULL_FLUSH, R_FAN_ROOT, R_FAN_SEVEN_PAIRS, R_FLOW,
+    R_KONG_PAY_ADDED, R_KONG_PAY_EXPOSED, R_KONG_WHILE_VOID, R_SELF_DRAW_BONUS,
 )
 from simcore.tiles import N_KINDS
 from simcore.view import (
-    A_KONG, A_WIN, C_PASS, C_WIN, M_PUNG, Q_CLAIM, Q_ROB, Q_TURN, V_CAN_WIN, V_HAND, V_KONG_MASK, V_LOCKED, V_ME, V_MELD_KIND, V_MELD_TILE, V_MUST_VOID, V_N_MELDS,
-    V_OUT, V_RULES, V_SCRATCH, V_TILE, V_VISIBLE, V_WALL_LEFT, param_float, param_int,
+    A_KONG, A_WIN, C_KONG, C_PASS, C_PUNG, C_WIN, M_PUNG, Q_CLAIM, Q_ROB, Q_TURN, V_CAN_WIN, V_HAND, V_KONG_MASK, V_LOCKED, V_ME, V_MELD_KIND, V_MELD_TILE, V_MUST_VOID, V_N_MELDS,
+    V_AFTER_PUNG, V_CAN_PUNG, V_OUT, V_RULES, V_SCRATCH, V_TILE, V_VISIBLE, V_WALL_LEFT, param_float, param_int,
 )
 
 from .core import (
@@ -44,11 +47,13 @@ from .value import VALUE_SCRATCH, wait_values, win_context, win_value
 from .play import DANGER_UNIT, _hopeless, claim_set, danger, seats_playing, suit_counts, threats, void_discard
 
 # scratch: 0..53 the discard search's work (as choose_discard's), 54..62 the threat tracking of
-# strategies.play (must start at zero), 63 the plan of the seat's latest turn
+# strategies.play (must start at zero), 63 the plan of the seat's latest turn, 64 one plus the
+# tile of a pung claimed to add its fourth tile at once (0: none)
 SCR_SHANTEN = np.int64(V_SCRATCH)
 SCR_PLUS = np.int64(V_SCRATCH + N_KINDS)
 SCR_PLAN = np.int64(V_SCRATCH + 63)
-ZEROED = 64
+SCR_ADD = np.int64(V_SCRATCH + 64)
+ZEROED = 65
 SCR_VALUE = np.int64(V_SCRATCH + ZEROED)               # the value helpers' work area
 SCR_WAITS = np.int64(V_SCRATCH + ZEROED + VALUE_SCRATCH)  # wait_values' output
 
@@ -289,6 +294,10 @@ def _turn(tab, view):
     if view[V_LOCKED]:
         return A_KONG + view[V_TILE] if mask else view[V_TILE]
     deadly, ready = threats(tab, view)
+    add = view[SCR_ADD] - 1
+    view[SCR_ADD] = 0
+    if add >= 0 and view[V_AFTER_PUNG] and (mask >> add) & 1:
+        return A_KONG + add  # the pung claimed instead of an exposed kong (_add_later_pays)
     if view[V_MUST_VOID] and not mask:
         return _safest_void(view, void, deadly, ready)
     pace = param_float(view, P_PACE)
@@ -469,7 +478,24 @@ def _claim(tab, view):
     if plan == PLAN_PAIRS:
         return C_PASS
     ignore = _flush_suit(view, my_void(view)) if plan == PLAN_FLUSH else NO_IGNORE
-    return claim_set(tab, view, ignore, param_int(view, P_PUNG_SLACK))
+    c = claim_set(tab, view, ignore, param_int(view, P_PUNG_SLACK))
+    if c == C_KONG and _add_later_pays(view):
+        view[SCR_ADD] = 1 + view[V_TILE]
+        return C_PUNG
+    return c
+
+
+@nb.njit(cache=True, _nrt=False)
+def _add_later_pays(view):
+    """Does a pung with the fourth tile added at once (RULES.md: a seat that has just punged may
+    declare an added kong before its discard) pay more than the exposed kong on the discard? The
+    added kong is paid by every liable seat, the exposed one by the discarder alone; the same
+    replacement draw follows either way."""
+    if not view[V_CAN_PUNG] or _rule(view, R_ADDED_KONG_DRAWN_ONLY):
+        return False
+    if view[V_MUST_VOID] and not _rule(view, R_KONG_WHILE_VOID):
+        return False  # a pung may be claimed holding void tiles (claim_while_void), an added kong not
+    return _liable(view) * _rule(view, R_KONG_PAY_ADDED) > _rule(view, R_KONG_PAY_EXPOSED)
 
 
 @parameters(*PARAMS, scratch=ZEROED)

@@ -11,7 +11,8 @@ from simcore import hand as H
 from simcore.rules import N_RULE_FIELDS, R_SELF_DRAW_BONUS, preset
 from simcore.tiles import N_KINDS, SUITS, parse, tile_text
 from simcore.view import (
-    C_PASS, C_WIN, N_PARAMS, Q_CLAIM, Q_EXCHANGE, Q_TURN, Q_VOID, V_CAN_WIN, V_PARAMS, V_QUESTION, V_RULES, V_TILE,
+    C_PASS, C_WIN, N_PARAMS, Q_CLAIM, Q_EXCHANGE, Q_TURN, Q_VOID, V_CAN_WIN, V_PARAMS, V_QUESTION, V_RULES,
+    V_TILE,
     V_VISIBLE, V_WALL_LEFT, unpack3,
 )
 from strategies import exchange, expert as X, void
@@ -130,3 +131,31 @@ def test_parameter_indices_name_the_declared_parameters():
     assert len(names) <= N_PARAMS
     for i, name in enumerate(names):
         assert int(getattr(X, f"P_{name.upper()}")) == i, name
+
+
+def test_a_fourth_tile_on_a_discard_is_punged_and_added_where_that_pays_more():
+    """Holding three 7m, offered the fourth: an exposed kong is paid 2 by the discarder, a pung
+    with the fourth tile added at once 1 by each of three seats (RULES.md: a seat that has just
+    punged may declare an added kong before its discard). So the expert pungs, and its next turn
+    adds the kong. Where an added kong needs the tile just drawn (tfmj), it takes the exposed kong."""
+    from simcore.view import A_KONG, C_KONG, C_PUNG, M_PUNG, V_AFTER_PUNG, V_CAN_KONG, V_CAN_PUNG, V_KONG_MASK, \
+        V_MELD_KIND, V_MELD_TILE, V_N_MELDS
+    text = "7m7m7m2m3m4m5p6p7p2p3p9p9p"
+    seven = parse("7m").argmax()
+    for rules, want in (("battle", C_PUNG), ("flow", C_PUNG), ("tfmj", C_KONG)):
+        v = _claim_view(text, "7m", rules, 40)
+        v[V_CAN_WIN] = 0
+        v[V_CAN_PUNG] = v[V_CAN_KONG] = 1
+        assert int(X.expert(Q_CLAIM, v, TAB)) == want, rules
+        if want != C_PUNG:
+            continue
+        # the turn right after the pung: the 7m pung declared, the fourth 7m in hand, the same scratch
+        turn = expert_view("7m2m3m4m5p6p7p2p3p9p9p", 2, rules, 40)
+        turn[X.V_SCRATCH:X.V_SCRATCH + X.ZEROED] = v[X.V_SCRATCH:X.V_SCRATCH + X.ZEROED]
+        turn[V_N_MELDS] = 1
+        turn[V_MELD_KIND], turn[V_MELD_TILE] = M_PUNG, seven
+        turn[V_AFTER_PUNG] = 1
+        turn[V_TILE] = -1
+        turn[V_KONG_MASK] = 1 << seven
+        v = turn
+        assert int(X.expert(Q_TURN, v, TAB)) == A_KONG + seven, rules
