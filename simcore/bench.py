@@ -393,6 +393,7 @@ def bench_ladder(ctx: Context) -> Figures:
 # -- search (issue 18) --------------------------------------------------------------------------
 
 SEARCH_WALLS = 500          # walls per strength cell (each is four search hands)
+SEARCH_TARGET_WALLS = 2_000  # the cells with a target (battle and flow against expert): narrow enough to judge it
 SEARCH_SIDE_WALLS = 5_000   # exchange=search and void=search (cheap: two decisions a hand)
 
 
@@ -424,6 +425,7 @@ def bench_search(ctx: Context) -> Figures:
     from simcore.analyze import hand_setup, judge_hand
 
     walls = max(SEARCH_WALLS // 10, 20) if ctx.quick else SEARCH_WALLS
+    target_walls = max(SEARCH_TARGET_WALLS // 10, 20) if ctx.quick else SEARCH_TARGET_WALLS
     side = max(SEARCH_SIDE_WALLS // 10, 50) if ctx.quick else SEARCH_SIDE_WALLS
     figs = Figures()
     n = 40 if ctx.quick else 300
@@ -438,18 +440,19 @@ def bench_search(ctx: Context) -> Figures:
     rows = judge_hand(h, 0, 0, 1000)
     figs.add("analyze_exchange", f"sichuan analyze: the exchange of hand 3 (seed 7), {len(rows)} candidates x 1,000 "
              "rollouts", time.perf_counter() - t0, "s", 2, at_most(2, "s"))
-    log(f"search: duplicate cells of {walls:,} walls")
+    log(f"search: duplicate cells of {walls:,} walls ({target_walls:,} where a target is)")
     targets = {("battle", "expert"): 0.3, ("flow", "expert"): 0.5}
     for rules in ("battle", "flow", "kawu"):
         for field in ("expert", "efficient"):
             for play in ("search", "expert") if field == "efficient" else ("search",):
-                r = run_compare(play, field, rules, walls)
                 goal = targets.get((rules, field)) if play == "search" else None
+                r = run_compare(play, field, rules, target_walls if goal else walls)
                 target = (f"≥ +{goal} and interval > 0", lambda v, lo=r["diff_low"], g=goal: v >= g and lo > 0) if goal else None
                 if rules == "kawu" and play == "search" and field == "expert":
                     target = ("low end > −0.05", lambda _, lo=r["diff_low"]: lo > -0.05)
-                figs.add(f"score_{rules}_{field}_{play}", f"{rules}, field {field}: {play}", r["diff"], "", 3, target,
-                         r["diff_low"], r["diff_high"], grid=(f"search in duplicate ({walls:,} walls a cell)", f"{play}",
+                figs.add(f"score_{rules}_{field}_{play}", f"{rules}, field {field}: {play}" +
+                         (f" ({target_walls:,} walls)" if goal else ""), r["diff"], "", 3, target,
+                         r["diff_low"], r["diff_high"], grid=(f"search in duplicate ({walls:,} walls a cell, {target_walls:,} where a target is)", f"{play}",
                                                               f"{rules} / {field}"))
     for part in ("exchange", "void"):
         r = run_compare(f"expert+{part}=search", "expert", "battle", side)
@@ -912,7 +915,7 @@ INTRO = """# Benchmarks
 `make bench` (that is, `.venv/bin/python -m simcore.bench`) measures the simulator and records
 the figures here, newest run first, against the project's targets. One section alone:
 `.venv/bin/python -m simcore.bench --only engine` (sections: `evaluator`, `engine`, `ladder`,
-`runs`, `dask`, and on request `versus`; `--quick` for smaller sizes; `--help`). Each run appends an entry to
+`runs`, `dask`, `search`, and on request `versus`; `--quick` for smaller sizes; `--help`). Each run appends an entry to
 `benchmarks/history.json`, from which this file is regenerated; "previous" is the most recent
 earlier entry of the same size (full or quick) that has the figure.
 
@@ -948,6 +951,13 @@ earlier entry of the same size (full or quick) that has the figure.
   process tree (main process and workers; shared pages count in each, so it errs high) and the
   largest single process. The cold run (default seats) points `NUMBA_CACHE_DIR` and
   `SICHUAN_CACHE` at empty directories, so everything compiles and the tables are built.
+- **search** (the search player, issue 18): hands/s of one `search` seat (defaults) against three
+  `expert`, one core; the time `sichuan analyze` takes to judge one exchange at 1,000 rollouts a
+  candidate; `search` 1 vs 3 in duplicate (`sichuan compare`, seed 1) against the expert and the
+  efficient field under battle, flow and kawu, 500 walls a cell and 2,000 where the issue sets a
+  target (battle and flow against expert), with `expert` against the efficient field on the same
+  walls for reference; `expert+exchange=search` and `expert+void=search` against the expert field,
+  5,000 walls; a curve of strength against fixed budgets (8, 32 and 128 rollouts a candidate).
 - **versus** (only with `--only versus --base REV`): engine-only hands/s on one core of this tree
   against commit REV (its `simcore/` and `strategies/` from `git archive`), each play and preset
   of **engine**, the two trees measured alternately in one session, three rounds of two

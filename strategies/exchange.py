@@ -10,7 +10,7 @@ import numba as nb
 
 from simcore.evaluate import regular_shanten_codes
 from simcore.nrt import nonneg
-from simcore.view import Q_EXCHANGE, V_HAND, pack3, param_int, rand_below
+from simcore.view import Q_EXCHANGE, V_HAND, pack3, param_int, rand_below, unpack3
 
 from .params import Param, parameters
 
@@ -170,7 +170,9 @@ def plans(q, view, tab):
     """The three tiles whose passing leaves the best plan (a quick shanten once a suit is voided, a long suit kept for a flush).
 
     Of each eligible suit's five loneliest tiles, every three are tried (``plan_cost``); the
-    three that arrive are one unknown suit, so they are not counted."""
+    three that arrive are one unknown suit, so they are not counted. Three of a kind is not
+    passed while a longer suit can give three others (the search's review of expert hands found
+    it costly: a pung given away and a set broken)."""
     void_cost = param_int(view, 0)
     flush_bonus = param_int(view, 1)
     shortest_n = 14
@@ -178,7 +180,19 @@ def plans(q, view, tab):
         n = suit_count(view, s)
         if n >= 3:
             shortest_n = min(shortest_n, n)
-    longest = shortest_n + param_int(view, 2)
+    best_pick = _plans_within(tab, view, shortest_n + param_int(view, 2), void_cost, flush_bonus, False)
+    a, b, c = unpack3(best_pick)
+    if a == b and b == c:  # three of a kind: a pung given away; pass from a longer suit if one can
+        other = _plans_within(tab, view, 14, void_cost, flush_bonus, True)
+        if other >= 0:
+            return other
+    return best_pick
+
+
+@nb.njit(cache=True, _nrt=False)
+def _plans_within(tab, view, longest, void_cost, flush_bonus, no_triplet):
+    """``plans``' choice among the suits of at most ``longest`` tiles (-1: none), without three
+    of a kind when ``no_triplet``."""
     best = 1 << 40
     best_pick = -1
     for s in range(3):
@@ -214,6 +228,8 @@ def plans(q, view, tab):
             for j in range(i + 1, m):
                 for k in range(j + 1, m):
                     a, b, c = lonely[i], lonely[j], lonely[k]
+                    if no_triplet and a == b and b == c:
+                        continue
                     x, y, z = _codes_less(view, s, a, b, c)
                     cost = plan_cost(tab, x, y, z, n0, n1, n2, void_cost, flush_bonus) * 1024 + (i + j + k)
                     if cost < best:

@@ -237,7 +237,8 @@ def _triplets_discard(view, void):
     declared set is a pung or kong): 8 - 2 x triplets - pairs, at most 4 triplets and 5 blocks
     in all; it keeps pairs and triplets and throws the single with the fewest live copies (the
     void suit first), a pair's tile only when it has no single. Useful: a pair's third tile
-    while triplets are missing, a single's second while pairs are."""
+    while triplets are missing (counted three times: any seat's discard brings it), a single's
+    second while pairs are."""
     k = view[V_N_MELDS + nonneg(view[V_ME])]
     best_t = -1
     best_key = np.int64(1) << 62
@@ -260,8 +261,11 @@ def _triplets_discard(view, void):
         acc = 0
         for u in range(N_KINDS):
             cu = view[V_HAND + u] - (u == t)
-            if u // 9 != void and ((cu == 2 and trip < 4 - k) or (cu == 1 and trip + pairs < 5 - k)):
-                acc += live(view, u)
+            if u // 9 != void:
+                if cu == 2 and trip < 4 - k:
+                    acc += 3 * live(view, u)  # a pair's third comes on anyone's discard: three times as fast
+                elif cu == 1 and trip + pairs < 5 - k:
+                    acc += live(view, u)      # a single's second only on its own draw
         keep = 0 if t // 9 == void else (c if c < 3 else 4)
         key = ((sh * 256 + 255 - min(acc, 255)) * 8 + keep) * 8 + (live(view, t) if c == 1 else 7)
         if key < best_key:
@@ -328,11 +332,11 @@ def _turn(tab, view):
         ev = pairs_weight * _p_win(view, psh, pacc, 1.0, decay) * _payoff(view, roots + _rule(view, R_FAN_SEVEN_PAIRS))
         if ev > best_ev:
             plan, best_t, best_sh, best_st, best_ev = PLAN_PAIRS, pt, psh, st, ev
-    # all triplets: pairs become triplets on anyone's discard, so at the pace of three draws a turn
+    # all triplets (its useful tiles weigh a pair's third three times: it comes on anyone's discard)
     triplets_weight = param_float(view, P_TRIPLETS_WEIGHT)
     if triplets_weight > 0.0:
         tt, tsh, tacc = _triplets_discard(view, void)
-        ev = triplets_weight * _p_win(view, tsh, tacc, 3.0 * pace, decay) * _payoff(
+        ev = triplets_weight * _p_win(view, tsh, tacc, pace, decay) * _payoff(
             view, roots + _rule(view, R_FAN_ALL_TRIPLETS))
         if ev > best_ev:
             plan, best_t, best_sh, best_st, best_ev = PLAN_TRIPLETS, tt, tsh, st, ev

@@ -159,3 +159,15 @@ def test_a_fourth_tile_on_a_discard_is_punged_and_added_where_that_pays_more():
         turn[V_KONG_MASK] = 1 << seven
         v = turn
         assert int(X.expert(Q_TURN, v, TAB)) == A_KONG + seven, rules
+
+
+def test_the_exchange_does_not_give_away_three_of_a_kind():
+    """Where the shortest suit is three of a kind (a pung for the receiver, a set for the
+    passer), the three tiles go from a longer suit (13 tiles always leave one of five or more)."""
+    for text in ("9m9m9m3p4p9p5p6p2s6s7s8s8s", "3m3m3m4p6p8p2p2p4s6s9s5s5s"):
+        counts = parse(text)
+        triplet = int(np.argmax(counts == 3))
+        v = expert_view(text, 0, question=Q_EXCHANGE)
+        picked = unpack3(int(exchange.plans(Q_EXCHANGE, v, TAB)))
+        assert len({t // 9 for t in picked}) == 1
+        assert list(picked) != [triplet] * 3, (text, [tile_text(t) for t in picked])
