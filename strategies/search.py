@@ -22,14 +22,13 @@ import numba as nb
 import numpy as np
 
 import simcore.engine as E
-from simcore.arena import AR_FNS, AR_STATE_LEN, AR_STATES, AR_WORK, N_STATES
+from simcore.arena import AR_FNS, AR_SETUP, AR_STATE_LEN, AR_STATES, AR_WORK, N_STATES
 from simcore.nrt import address_of, call_strategy, data_ptr, int64_ptr, view_of
 from simcore.sample import WK_END, WK_SHAPE, sample_state, set_answer
 from simcore.view import (
     A_KONG, A_WIN, C_KONG, C_PASS, C_PUNG, C_WIN, Q_CLAIM, Q_EXCHANGE, Q_ROB, Q_TURN, Q_VOID, V_ARENA, V_CAN_KONG,
-    V_CAN_PUNG, V_CAN_WIN, V_HAND, V_KONG_MASK, V_LOCKED, V_ME, V_MUST_VOID, V_QUESTION, V_TILE, V_VOID, VIEW_LEN, pack3,
-    param_float, param_int, rand_u64,
-    unpack3,
+    V_CAN_PUNG, V_CAN_WIN, V_HAND, V_KONG_MASK, V_LOCKED, V_ME, V_MUST_VOID, V_PARAMS, V_QUESTION, V_TILE, V_VOID, VIEW_LEN,
+    N_PARAMS, pack3, param_float, param_int, rand_u64, unpack3,
 )
 
 from .core import isolation, near_mask, prepare, shanten_moved, ukeire
@@ -73,10 +72,27 @@ def work_of(A):
 
 @nb.njit(cache=True, _nrt=False)
 def _policy_answer(q, view, tab, A):
-    """The rollout policy's answer to this question, asked on this seat's own view."""
+    """The rollout policy's answer to this question, asked on this seat's own view with the
+    policy's parameters in it for the call (the view holds the search's own; the arena's setup
+    holds the policy's, as the rollouts' tables get them)."""
     g = 1 if q == Q_EXCHANGE else (2 if q == Q_VOID else 0)
-    f = AR_FNS + 2 * (g * 4 + view[V_ME])
-    return call_strategy(A[f], A[f + 1], q, view, tab)
+    me = view[V_ME]
+    f = AR_FNS + 2 * (g * 4 + me)
+    _swap_params(view, A, g, me)
+    a = call_strategy(A[f], A[f + 1], q, view, tab)
+    _swap_params(view, A, g, me)
+    return a
+
+
+@nb.njit(cache=True, inline="always")
+def _swap_params(view, A, g, me):
+    """Swap the view's parameters of group g with the rollout policy's in the arena's setup."""
+    v = V_PARAMS + g * N_PARAMS
+    a = AR_SETUP + (me * 3 + g) * N_PARAMS
+    for i in range(N_PARAMS):
+        x = view[v + i]
+        view[v + i] = A[a + i]
+        A[a + i] = x
 
 
 @nb.njit(cache=True, inline="always")

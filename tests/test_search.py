@@ -263,3 +263,36 @@ def test_the_command_line_offers_every_rollout_policy():
     from strategies.search import POLICIES
 
     assert ROLLOUT_POLICIES == POLICIES
+
+
+@pytest.mark.parametrize("rules", ["battle", "flow"])
+def test_where_search_keeps_its_policy_the_policy_plays_with_its_own_parameters(rules):
+    """A question the search does not search is answered by its rollout policy, on the seat's
+    own view, whose parameter slots hold the search's: the policy must read its own parameters
+    there (those the rollouts' tables get), so search[decisions=calls] plays every turn as
+    expert would, and search[decisions=turn] every claim."""
+    from simcore.analyze import _own_arena
+    from simcore.tables import load_tables
+    from strategies import expert as X
+    from strategies.params import declared, resolve_values, slots
+    from strategies.search import ask_posed
+
+    tab = load_tables()
+    expert_params = slots(declared(X.expert), resolve_values(declared(X.expert), {}, "expert"))
+    asked = telling = 0   # telling: questions where reading the search's slots would answer otherwise
+    for spec, q_kept in (("search[decisions=calls,rollouts=2]", vw.Q_TURN), ("search[decisions=turn,rollouts=2]", vw.Q_CLAIM)):
+        players = _players(spec + ",expert,expert,expert")
+        arena = _own_arena(players, 0)
+        for g in range(8):
+            for _, S in _points(preset(rules), players, 5, g):
+                if SM.pose(S, 0) != q_kept:
+                    continue
+                got = int(ask_posed(S.copy(), np.int64(0), tab, np.int64(0), arena))
+                view = _view(S.copy(), 0)
+                misread = int(X.expert(view[vw.V_QUESTION], view.copy(), tab))  # the search's slots as its own
+                view[vw.V_PARAMS:vw.V_PARAMS + vw.N_PARAMS] = expert_params
+                want = int(X.expert(view[vw.V_QUESTION], view, tab))
+                assert got == want, (spec, g)
+                asked += 1
+                telling += misread != want
+    assert asked > 30 and telling >= 3, (asked, telling)
