@@ -16,7 +16,9 @@ first. It folds (safest tile) only when it cannot get ready in time, or, with ``
 set, when the discard risks more than the plan is worth: measured, folding earlier loses
 against every field (BENCHMARKS.md, the ladder), so ``deal_in_cost`` is 0 by default.
 Every weight is a parameter (``sichuan strategies`` lists them); the defaults are the best of
-duplicate sweeps against the efficient and flush fields (`sichuan ladder`, `sichuan compare`).
+duplicate sweeps against the efficient and flush fields (`sichuan ladder`, `sichuan compare`),
+except ``flush_weight``: 7 rather than 4 (flat against those fields in battle and kawu) lifts it
+above ``flush`` in kawu's mixed field, at about -0.03 against strong fields in chengdu and tfmj.
 """
 
 from __future__ import annotations
@@ -61,7 +63,7 @@ PLAN_PLAIN, PLAN_FLUSH, PLAN_PAIRS, PLAN_TRIPLETS = np.int64(0), np.int64(1), np
 
 PARAMS = (
     Param.float("pace", 1.5, 0.5, 4.0, "how much claims and others' discards speed a hand up over its own draws"),
-    Param.float("flush_weight", 4.0, 0.0, 50.0, "weight of the full-flush plan's value against the plain plan's"),
+    Param.float("flush_weight", 7.0, 0.0, 50.0, "weight of the full-flush plan's value against the plain plan's"),
     Param.float("pairs_weight", 1.0, 0.0, 4.0, "weight of the seven-pairs plan's value"),
     Param.float("decay", 0.15, 0.05, 1.0, "how much of a hand's useful tiles stay useful on its way to ready"),
     Param.float("stay_cost", 1.0, 0.0, 10.0, "what staying in the hand after passing a win costs, in points"),
@@ -491,8 +493,8 @@ def _claim(tab, view):
 
 @nb.njit(cache=True, _nrt=False)
 def _add_later_pays(view):
-    """Does a pung with the fourth tile added at once (RULES.md: a seat that has just punged may
-    declare an added kong before its discard) pay more than the exposed kong on the discard? The
+    """Does a pung with the fourth tile added at once (RULES.md: Rulings where the documents are
+    silent: a seat that has just punged may declare an added kong before its discard) pay more than the exposed kong on the discard? The
     added kong is paid by every liable seat, the exposed one by the discarder alone; the same
     replacement draw follows either way."""
     if not view[V_CAN_PUNG] or _rule(view, R_ADDED_KONG_DRAWN_ONLY):

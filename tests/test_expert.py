@@ -135,8 +135,9 @@ def test_parameter_indices_name_the_declared_parameters():
 
 def test_a_fourth_tile_on_a_discard_is_punged_and_added_where_that_pays_more():
     """Holding three 7m, offered the fourth: an exposed kong is paid 2 by the discarder, a pung
-    with the fourth tile added at once 1 by each of three seats (RULES.md: a seat that has just
-    punged may declare an added kong before its discard). So the expert pungs, and its next turn
+    with the fourth tile added at once 1 by each of three seats (RULES.md: Rulings where the
+    documents are silent: a seat that has just punged may declare an added kong before its
+    discard). So the expert pungs, and its next turn
     adds the kong. Where an added kong needs the tile just drawn (tfmj), it takes the exposed kong."""
     from simcore.view import A_KONG, C_KONG, C_PUNG, M_PUNG, V_AFTER_PUNG, V_CAN_KONG, V_CAN_PUNG, V_KONG_MASK, \
         V_MELD_KIND, V_MELD_TILE, V_N_MELDS
