@@ -11,8 +11,7 @@ from simcore import hand as H
 from simcore.rules import N_RULE_FIELDS, R_SELF_DRAW_BONUS, preset
 from simcore.tiles import N_KINDS, SUITS, parse, tile_text
 from simcore.view import (
-    C_PASS, C_WIN, N_PARAMS, Q_CLAIM, Q_EXCHANGE, Q_TURN, Q_VOID, V_CAN_WIN, V_PARAMS, V_QUESTION, V_RULES,
-    V_TILE,
+    C_PASS, C_WIN, N_PARAMS, Q_CLAIM, Q_EXCHANGE, Q_TURN, Q_VOID, V_CAN_WIN, V_PARAMS, V_QUESTION, V_RULES, V_TILE,
     V_VISIBLE, V_WALL_LEFT, unpack3,
 )
 from strategies import exchange, expert as X, void
@@ -137,8 +136,8 @@ def test_a_fourth_tile_on_a_discard_is_punged_and_added_where_that_pays_more():
     """Holding three 7m, offered the fourth: an exposed kong is paid 2 by the discarder, a pung
     with the fourth tile added at once 1 by each of three seats (RULES.md: Rulings where the
     documents are silent: a seat that has just punged may declare an added kong before its
-    discard). So the expert pungs, and its next turn
-    adds the kong. Where an added kong needs the tile just drawn (tfmj), it takes the exposed kong."""
+    discard). So the expert pungs, and its next turn adds the kong. Where an added kong needs the
+    tile just drawn (tfmj), it takes the exposed kong."""
     from simcore.view import A_KONG, C_KONG, C_PUNG, M_PUNG, V_AFTER_PUNG, V_CAN_KONG, V_CAN_PUNG, V_KONG_MASK, \
         V_MELD_KIND, V_MELD_TILE, V_N_MELDS
     text = "7m7m7m2m3m4m5p6p7p2p3p9p9p"
@@ -158,8 +157,7 @@ def test_a_fourth_tile_on_a_discard_is_punged_and_added_where_that_pays_more():
         turn[V_AFTER_PUNG] = 1
         turn[V_TILE] = -1
         turn[V_KONG_MASK] = 1 << seven
-        v = turn
-        assert int(X.expert(Q_TURN, v, TAB)) == A_KONG + seven, rules
+        assert int(X.expert(Q_TURN, turn, TAB)) == A_KONG + seven, rules
 
 
 def test_the_exchange_does_not_give_away_three_of_a_kind():
