@@ -227,7 +227,7 @@ def ladder(plays, fields, presets, walls, seed, threads, focus, as_json, out, qu
     the mixed field it is its mean net per hand. Prints a matrix per preset (plays x fields,
     95% intervals over walls), the paired differences of the --focus play against every other
     play in every field, and per-play statistics (wins, self-drawn share, mean base, deal-in
-    rate, exhausted walls). The full default takes about 6 minutes on 2 cores.
+    rate, exhausted walls). The full default takes about 4 minutes on 2 cores.
 
     \b
     Examples:
