@@ -494,9 +494,9 @@ def _claim(tab, view):
 @nb.njit(cache=True, _nrt=False)
 def _add_later_pays(view):
     """Does a pung with the fourth tile added at once (RULES.md: Rulings where the documents are
-    silent: a seat that has just punged may declare an added kong before its discard) pay more than the exposed kong on the discard? The
-    added kong is paid by every liable seat, the exposed one by the discarder alone; the same
-    replacement draw follows either way."""
+    silent: a seat that has just punged may declare an added kong before its discard) pay more
+    than the exposed kong on the discard? The added kong is paid by every liable seat, the
+    exposed one by the discarder alone; the same replacement draw follows either way."""
     if not view[V_CAN_PUNG] or _rule(view, R_ADDED_KONG_DRAWN_ONLY):
         return False
     if view[V_MUST_VOID] and not _rule(view, R_KONG_WHILE_VOID):
