@@ -12,6 +12,8 @@ Sections print their figures as they go (progress on stderr) and return a dict o
   1 vs 3 in duplicate against each field under each preset, its score matrix with intervals, the
   expert's paired differences and per-play statistics (it superseded ``strength``, each play
   against a greedy field in battle, which is its battle / greedy column);
+- ``policies``: ``exchange=expert`` against ``shortest`` and ``void=expert`` against ``fewest``
+  in duplicate, in the expert and the efficient field, battle and flow;
 - ``runs``: ``sichuan simulate`` end to end: throughput, peak memory, cold and warm start;
 - ``dask``: the local executor against Dask, and what one more chunk costs;
 - ``search``: the search player's speed and strength in duplicate, its exchange and void
@@ -387,6 +389,37 @@ def bench_ladder(ctx: Context) -> Figures:
                 v = pooled[play][key]
                 figs.add(f"stat_{name}_{play}_{key}", f"{name}: {play}, {col}", None if v is None else v * scale,
                          unit, digits, grid=(f"per play, {name}, pooled over the fields", play, col))
+    return figs
+
+
+EXPERT_FIELD = "expert+exchange=expert+void=expert"
+EFFICIENT_FIELD = "efficient+exchange=shortest+void=fewest"
+# (part, its expert-field arm, its efficient-field arm): each differs from its field in that policy
+POLICY_ARMS = (("exchange", "expert+exchange=shortest+void=expert", "efficient+exchange=expert+void=fewest"),
+               ("void", "expert+exchange=expert+void=fewest", "efficient+exchange=shortest+void=expert"))
+
+
+POLICY_WALLS = 100_000  # the policies differ on few deals and by little: 20,000 walls cannot tell them apart
+
+
+def bench_policies(ctx: Context) -> Figures:
+    """Issue 15: ``exchange=expert`` beats ``shortest`` and ``void=expert`` beats ``fewest`` in the
+    expert and the efficient field, battle and flow (``sichuan compare``). Each arm differs from
+    its field only in that policy, so its duplicate score is the paired difference (the expert
+    field's arm plays the other policy: its score is negated)."""
+    walls = POLICY_WALLS // 10 if ctx.quick else POLICY_WALLS
+    log(f"policies: sichuan compare, {walls:,} walls a cell")
+    figs = Figures()
+    for rules in ("battle", "flow"):
+        for part, in_expert, in_efficient in POLICY_ARMS:
+            other = "shortest" if part == "exchange" else "fewest"
+            for field, arm, sign in (("expert", in_expert, -1), ("efficient", in_efficient, 1)):
+                r = run_compare(arm, EXPERT_FIELD if field == "expert" else EFFICIENT_FIELD, rules, walls)
+                lo, hi = sorted((sign * r["diff_low"], sign * r["diff_high"]))
+                figs.add(f"{rules}_{part}_{field}", f"{rules}, field {field}: {part}=expert − {part}={other}",
+                         sign * r["diff"], "", 3, ("interval > 0", lambda _, lo=lo: lo > 0), lo, hi,
+                         grid=(f"expert's policy minus the other, in duplicate ({walls:,} walls a cell; "
+                               "columns: preset / field)", f"{part}=expert − {other}", f"{rules} / {field}"))
     return figs
 
 
@@ -821,9 +854,9 @@ def bench_versus(ctx: Context) -> Figures:
     return figs
 
 
-SECTIONS = {"evaluator": bench_evaluator, "engine": bench_engine, "ladder": bench_ladder,
+SECTIONS = {"evaluator": bench_evaluator, "engine": bench_engine, "ladder": bench_ladder, "policies": bench_policies,
             "runs": bench_runs, "dask": bench_dask, "search": bench_search, "versus": bench_versus}
-DEFAULT_SECTIONS = ("evaluator", "engine", "ladder", "runs", "dask", "search")  # versus: on request
+DEFAULT_SECTIONS = ("evaluator", "engine", "ladder", "policies", "runs", "dask", "search")  # versus: on request
 
 
 # -- other processes ---------------------------------------------------------------------
@@ -915,7 +948,7 @@ INTRO = """# Benchmarks
 `make bench` (that is, `.venv/bin/python -m simcore.bench`) measures the simulator and records
 the figures here, newest run first, against the project's targets. One section alone:
 `.venv/bin/python -m simcore.bench --only engine` (sections: `evaluator`, `engine`, `ladder`,
-`runs`, `dask`, `search`, and on request `versus`; `--quick` for smaller sizes; `--help`). Each run appends an entry to
+`policies`, `runs`, `dask`, `search`, and on request `versus`; `--quick` for smaller sizes; `--help`). Each run appends an entry to
 `benchmarks/history.json`, from which this file is regenerated; "previous" is the most recent
 earlier entry of the same size (full or quick) that has the figure.
 
@@ -941,6 +974,13 @@ earlier entry of the same size (full or quick) that has the figure.
   per-play statistics pooled over the fields (wins per hand, self-drawn share, mean base, deal-in
   rate per discard, hands ending with the wall exhausted). Entries before it had **strength**
   instead: each play (random included) 1 vs 3 against three greedy seats in battle, 60,000 walls.
+- **policies**: the expert's exchange and void policies against `shortest` and `fewest` in
+  duplicate (`sichuan compare`, seed 1, 100,000 walls a cell; 10,000 with `--quick`), in the
+  expert field (`expert+exchange=expert+void=expert`, the arm plays the other policy, its score
+  negated) and the efficient field (`efficient+exchange=shortest+void=fewest`, the arm plays the
+  expert's policy), under battle and flow. Each arm differs from its field in that one policy,
+  so its score is the paired difference. The policies agree on most deals (95% or more of the
+  variance cancels), so a cell needs many walls.
 - **runs**: `sichuan simulate --quiet` (no summary) in a subprocess after an untimed warm-up run;
   wall time of the whole command. `make run` is timed as the simulation it plays once installed
   (one million hands, default seats, summary included; target 2 minutes). Its ratios to the engine alone use engine-only figures measured

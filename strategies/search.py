@@ -13,7 +13,7 @@ reads its own parameters.
 Candidates: on its turn, a win, each kong, and the ``candidates`` discards best by a fast ranking
 (lowest shanten, then most live tiles that lower it) plus the policy's choice; on a claim, every
 legal answer; at the exchange, for each suit holding three tiles the policy's three (in its suit)
-or that suit's three most isolated; at the void choice, the three suits.
+or that suit's three most isolated; at the void choice, the suits whose plan is within ``void_close`` of the best (a fast ranking).
 """
 
 from __future__ import annotations
@@ -23,10 +23,11 @@ import numpy as np
 
 import simcore.engine as E
 from simcore.arena import AR_FNS, AR_SETUP, AR_STATE_LEN, AR_STATES, AR_WORK, N_STATES
+from simcore.evaluate import regular_shanten_codes
 from simcore.nrt import address_of, call_strategy, data_ptr, int64_ptr, view_of
 from simcore.sample import WK_END, WK_SHAPE, sample_state, set_answer
 from simcore.view import (
-    A_KONG, A_WIN, C_KONG, C_PASS, C_PUNG, C_WIN, Q_CLAIM, Q_EXCHANGE, Q_ROB, Q_TURN, Q_VOID, V_ARENA, V_CAN_KONG,
+    A_KONG, A_WIN, C_KONG, V_CODES, C_PASS, C_PUNG, C_WIN, Q_CLAIM, Q_EXCHANGE, Q_ROB, Q_TURN, Q_VOID, V_ARENA, V_CAN_KONG,
     V_CAN_PUNG, V_CAN_WIN, V_HAND, V_KONG_MASK, V_LOCKED, V_ME, V_MUST_VOID, V_PARAMS, V_QUESTION, V_TILE, V_VOID, VIEW_LEN,
     N_PARAMS, pack3, param_float, param_int, rand_u64, unpack3,
 )
@@ -37,19 +38,24 @@ from .params import Param, parameters
 POLICIES = ("expert", "efficient", "greedy", "flush", "defensive")
 DECISIONS = ("all", "turn", "calls")   # which questions of play to search (exchange and void: always)
 PARAMS = (
-    Param.int("rollouts", 16, 1, 100000, "rollouts per candidate (sampled tables, shared by the candidates; x8 at the exchange and void)"),
+    Param.int("rollouts", 16, 1, 100000, "rollouts per candidate (sampled tables, shared by the candidates; x8 at the exchange, x32 at the void)"),
     Param.int("candidates", 3, 1, 14, "discards kept from the fast ranking, besides the policy's own"),
     Param.choice("policy", "expert", POLICIES, "the rollout policy every seat follows (with its own exchange and void)"),
     Param.choice("decisions", "all", DECISIONS, "play questions to search: all, turn (own turn), calls (claims, robbing)"),
     Param.float("shape", 3.0, 0.0, 10.0, "sampling weight on the opponents' shanten (0: uniform deals; real hands are built, not dealt)"),
     Param.float("margin", 1.5, 0.0, 10.0, "leave the policy's answer only for one better by this many standard errors (paired)"),
-    Param.int("max_rollouts", 128, 1, 100000, "where a challenger is close (paired z 0.5 to margin+1.5), rollouts double up to this (x8 at the exchange and void)"),
+    Param.int("max_rollouts", 128, 1, 100000, "where a challenger is close (paired z 0.5 to margin+1.5), rollouts double up to this (x8 at the exchange, x64 at the void)"),
+    Param.float("void_close", 1.0, 0.0, 10.0, "void suits searched: those within this many shanten (a tile to discard: 6/16) of the best"),
 )
-P_ROLLOUTS, P_CANDIDATES, P_POLICY, P_DECISIONS, P_SHAPE, P_MARGIN, P_MAX_ROLLOUTS = (np.int64(i) for i in range(7))
+P_ROLLOUTS, P_CANDIDATES, P_POLICY, P_DECISIONS, P_SHAPE, P_MARGIN, P_MAX_ROLLOUTS, P_VOID_CLOSE = (
+    np.int64(i) for i in range(8))
 MAX_CAND = 20
-# rollouts and max_rollouts are multiplied by this at the exchange and the void choice (two
-# decisions a hand, each judged over whole hands): 128 to 1,024 tables there by default
-DEAL_BUDGET = 8
+# rollouts and max_rollouts are multiplied by these at the exchange and the void choice (two
+# decisions a hand, each judged over whole hands): 128 to 1,024 tables at the exchange, 512 to
+# 8,192 at the void, whose choices differ by little and are searched only where close
+EXCHANGE_BUDGET = 8
+VOID_BUDGET = 32
+VOID_TOP_BUDGET = 64
 ROLLOUT_STATE_LEN = E.ROLLOUT_STATE_LEN  # a sampled table's slots (the registry sizes arenas by it)
 I64 = np.int64
 # the search's own slots in the arena's work space, after the sampler's (simcore.sample.WK_END)
@@ -194,8 +200,33 @@ def candidates(q, view, tab, own, W, keep):
             if held >= 3 and a // 9 != s:
                 n = _add(W, n, _isolated_three(view, I64(s)))
         return n
-    for s in range(3):
-        n = _add(W, n, I64(s))
+    return _close_voids(view, tab, W, n)
+
+
+VOID_TILE_COST = 6 / 16   # shanten a tile of the void suit costs (void=expert's void_cost)
+
+
+@nb.njit(cache=True, inline="always")
+def _void_key(view, tab, s):
+    """Voiding suit s: the shanten of the other two suits plus VOID_TILE_COST a tile of s."""
+    held = 0
+    for t in range(9 * s, 9 * s + 9):
+        held += view[V_HAND + t]
+    c = view[V_CODES:V_CODES + 3]
+    sh = regular_shanten_codes(tab, c[0] if s != 0 else 0, c[1] if s != 1 else 0, c[2] if s != 2 else 0, 0)
+    return sh + held * VOID_TILE_COST
+
+
+@nb.njit(cache=True, _nrt=False)
+def _close_voids(view, tab, W, n):
+    """Append the void suits whose plan (``_void_key``) is within ``void_close`` of the best's:
+    on most deals the choice is far from close, and a search there only spends rollouts and
+    risks a change made on noise."""
+    k0, k1, k2 = _void_key(view, tab, 0), _void_key(view, tab, 1), _void_key(view, tab, 2)
+    limit = min(k0, min(k1, k2)) + param_float(view, P_VOID_CLOSE) + 1e-9
+    for s, k in ((0, k0), (1, k1), (2, k2)):
+        if k <= limit:
+            n = _add(W, n, I64(s))
     return n
 
 
@@ -274,9 +305,12 @@ def search(q, view, tab):
     seed = I64(rand_u64(view) >> np.uint64(2))
     k = param_int(view, P_ROLLOUTS)
     top = max(param_int(view, P_MAX_ROLLOUTS), k)
-    if q == Q_EXCHANGE or q == Q_VOID:  # a rollout from the deal is a whole hand: far noisier
-        k *= DEAL_BUDGET
-        top *= DEAL_BUDGET
+    if q == Q_EXCHANGE:  # a rollout from the deal is a whole hand: far noisier
+        k *= EXCHANGE_BUDGET
+        top *= EXCHANGE_BUDGET
+    elif q == Q_VOID:
+        top *= VOID_TOP_BUDGET
+        k *= VOID_BUDGET
     margin = param_float(view, P_MARGIN)
     m = judge(q, view, tab, A, n, k, seed, False, True)
     while k < top and m > 0:  # a challenger neither clearly worse nor clearly better: more tables

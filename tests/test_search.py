@@ -296,3 +296,32 @@ def test_where_search_keeps_its_policy_the_policy_plays_with_its_own_parameters(
                 asked += 1
                 telling += misread != want
     assert asked > 30 and telling >= 3, (asked, telling)
+
+
+def _void_candidates(text, close):
+    """The void suits ``search.candidates`` offers for a hand of 13 tiles, with ``void_close``."""
+    from simcore.tables import load_tables
+    from simcore.tiles import parse
+    from strategies import search as SR
+    from strategies.params import declared, resolve_values, slots
+
+    v = np.zeros(vw.VIEW_LEN, np.int64)
+    h = parse(text)
+    v[vw.V_HAND:vw.V_HAND + N_KINDS] = h
+    for s in range(3):
+        v[vw.V_CODES + s] = sum(int(h[s * 9 + r]) * 5 ** r for r in range(9))
+    v[vw.V_QUESTION] = vw.Q_VOID
+    g = vw.V_PARAMS + 2 * vw.N_PARAMS
+    v[g:g + vw.N_PARAMS] = slots(declared(SR.search), resolve_values(declared(SR.search), {"void_close": str(close)}, "search"))
+    W = np.zeros(SR.SW_END, np.int64)
+    n = SR.candidates(np.int64(vw.Q_VOID), v, load_tables(), np.int64(0), W, np.int64(3))
+    return sorted(W[SR.SW_CAND:SR.SW_CAND + n].tolist())
+
+
+def test_the_void_choice_is_searched_only_among_close_suits():
+    """At the void choice the search plays out only the suits whose plan is within ``void_close``
+    of the best (the policy's own answer always kept): one tile of a suit against sevens is no
+    question; two suits built alike are; a wide ``void_close`` takes all three."""
+    assert _void_candidates("1m1234567p12345s", 1.0) == [0]
+    assert _void_candidates("135m11234567p135s", 0.0) == [0, 2]
+    assert _void_candidates("135m11234567p135s", 10.0) == [0, 1, 2]
