@@ -168,9 +168,10 @@ def _isolated_three(view, s):
 
 
 @nb.njit(cache=True, _nrt=False)
-def candidates(q, view, tab, own, W, keep):
+def candidates(q, view, tab, own, W, keep, close):
     """The answers worth searching at this question (the policy's ``own`` first; on a turn,
-    ``keep`` discards of the fast ranking), written to W[SW_CAND:]; returns how many."""
+    ``keep`` discards of the fast ranking; at the void, the suits within ``close`` of the best),
+    written to W[SW_CAND:]; returns how many."""
     n = _add(W, I64(0), own)
     if q == Q_TURN:
         if view[V_CAN_WIN]:
@@ -200,10 +201,11 @@ def candidates(q, view, tab, own, W, keep):
             if held >= 3 and a // 9 != s:
                 n = _add(W, n, _isolated_three(view, I64(s)))
         return n
-    return _close_voids(view, tab, W, n)
+    return _close_voids(view, tab, W, n, close)
 
 
 VOID_TILE_COST = 6 / 16   # shanten a tile of the void suit costs (void=expert's void_cost)
+ALL_VOIDS = 100.0   # a ``close`` that keeps every suit (a researcher's judgement of one void choice)
 
 
 @nb.njit(cache=True, inline="always")
@@ -218,12 +220,12 @@ def _void_key(view, tab, s):
 
 
 @nb.njit(cache=True, _nrt=False)
-def _close_voids(view, tab, W, n):
-    """Append the void suits whose plan (``_void_key``) is within ``void_close`` of the best's:
+def _close_voids(view, tab, W, n, close):
+    """Append the void suits whose plan (``_void_key``) is within ``close`` of the best's:
     on most deals the choice is far from close, and a search there only spends rollouts and
     risks a change made on noise."""
     k0, k1, k2 = _void_key(view, tab, 0), _void_key(view, tab, 1), _void_key(view, tab, 2)
-    limit = min(k0, min(k1, k2)) + param_float(view, P_VOID_CLOSE) + 1e-9
+    limit = min(k0, min(k1, k2)) + close + 1e-9
     for s, k in ((0, k0), (1, k1), (2, k2)):
         if k <= limit:
             n = _add(W, n, I64(s))
@@ -299,7 +301,7 @@ def search(q, view, tab):
         return own
     W = work_of(A)
     W[WK_SHAPE] = I64(param_float(view, P_SHAPE) * 1000.0 + 0.5)
-    n = candidates(q, view, tab, own, W, param_int(view, P_CANDIDATES))
+    n = candidates(q, view, tab, own, W, param_int(view, P_CANDIDATES), param_float(view, P_VOID_CLOSE))
     if n <= 1:
         return own
     seed = I64(rand_u64(view) >> np.uint64(2))
@@ -358,8 +360,8 @@ def _pick(W, n, m, margin):
 @nb.njit(cache=True)
 def judge_posed(S, seat, tab, A, keep, rollouts, seed, actual, shape_milli, out):
     """Judge the question posed to ``seat`` in the stopped hand S (``simcore.engine.pose``) with
-    the arena A (``simcore.sample.arena_for``): the candidates (``keep`` discards on a turn, and
-    the seat's ``actual`` answer), each played out on ``rollouts`` sampled tables (their
+    the arena A (``simcore.sample.arena_for``): the candidates (``keep`` discards on a turn, every
+    suit at the void, and the seat's ``actual`` answer), each played out on ``rollouts`` sampled tables (their
     opponents' shanten weighted by ``shape_milli``/1000, ``simcore.sample``). Writes to out:
     [0] candidates n, [1] tables played, then n answers, n totals, n sums of squares and the n*n
     cross products. Returns n."""
@@ -371,7 +373,7 @@ def judge_posed(S, seat, tab, A, keep, rollouts, seed, actual, shape_milli, out)
     W = work_of(Ap)
     W[WK_SHAPE] = shape_milli
     own = _policy_answer(q, view, tab, Ap)
-    n = candidates(q, view, tab, own, W, keep)
+    n = candidates(q, view, tab, own, W, keep, ALL_VOIDS)
     if actual >= 0:
         n = _add(W, n, actual)
     out[0] = n

@@ -299,7 +299,8 @@ def test_where_search_keeps_its_policy_the_policy_plays_with_its_own_parameters(
 
 
 def _void_candidates(text, close):
-    """The void suits ``search.candidates`` offers for a hand of 13 tiles, with ``void_close``."""
+    """The void suits ``search.search`` plays out for a hand of 13 tiles, with ``void_close``
+    (from its parameters, as the player reads them)."""
     from simcore.tables import load_tables
     from simcore.tiles import parse
     from strategies import search as SR
@@ -314,7 +315,8 @@ def _void_candidates(text, close):
     g = vw.V_PARAMS + 2 * vw.N_PARAMS
     v[g:g + vw.N_PARAMS] = slots(declared(SR.search), resolve_values(declared(SR.search), {"void_close": str(close)}, "search"))
     W = np.zeros(SR.SW_END, np.int64)
-    n = SR.candidates(np.int64(vw.Q_VOID), v, load_tables(), np.int64(0), W, np.int64(3))
+    n = SR.candidates(np.int64(vw.Q_VOID), v, load_tables(), np.int64(0), W, np.int64(3),
+                      vw.param_float(v, SR.P_VOID_CLOSE))
     return sorted(W[SR.SW_CAND:SR.SW_CAND + n].tolist())
 
 
