@@ -13,7 +13,8 @@ reads its own parameters.
 Candidates: on its turn, a win, each kong, and the ``candidates`` discards best by a fast ranking
 (lowest shanten, then most live tiles that lower it) plus the policy's choice; on a claim, every
 legal answer; at the exchange, for each suit holding three tiles the policy's three (in its suit)
-or that suit's three most isolated; at the void choice, the suits whose plan is within ``void_close`` of the best (a fast ranking).
+or that suit's three most isolated; at the void choice, the suits whose plan is within
+``void_close`` of the best (``_close_voids``).
 """
 
 from __future__ import annotations
@@ -27,8 +28,8 @@ from simcore.evaluate import regular_shanten_codes
 from simcore.nrt import address_of, call_strategy, data_ptr, int64_ptr, view_of
 from simcore.sample import WK_END, WK_SHAPE, sample_state, set_answer
 from simcore.view import (
-    A_KONG, A_WIN, C_KONG, V_CODES, C_PASS, C_PUNG, C_WIN, Q_CLAIM, Q_EXCHANGE, Q_ROB, Q_TURN, Q_VOID, V_ARENA, V_CAN_KONG,
-    V_CAN_PUNG, V_CAN_WIN, V_HAND, V_KONG_MASK, V_LOCKED, V_ME, V_MUST_VOID, V_PARAMS, V_QUESTION, V_TILE, V_VOID, VIEW_LEN,
+    A_KONG, A_WIN, C_KONG, C_PASS, C_PUNG, C_WIN, Q_CLAIM, Q_EXCHANGE, Q_ROB, Q_TURN, Q_VOID, V_ARENA, V_CAN_KONG,
+    V_CAN_PUNG, V_CAN_WIN, V_CODES, V_HAND, V_KONG_MASK, V_LOCKED, V_ME, V_MUST_VOID, V_PARAMS, V_QUESTION, V_TILE, V_VOID, VIEW_LEN,
     N_PARAMS, pack3, param_float, param_int, rand_u64, unpack3,
 )
 
@@ -56,6 +57,8 @@ MAX_CAND = 20
 EXCHANGE_BUDGET = 8
 VOID_BUDGET = 32
 VOID_TOP_BUDGET = 64
+VOID_TILE_COST = 6 / 16   # void pre-filter: the shanten a tile of the void suit costs (void=expert: 6)
+ALL_VOIDS = 100.0         # a void pre-filter that keeps every suit (``simcore.analyze`` judges them all)
 ROLLOUT_STATE_LEN = E.ROLLOUT_STATE_LEN  # a sampled table's slots (the registry sizes arenas by it)
 I64 = np.int64
 # the search's own slots in the arena's work space, after the sampler's (simcore.sample.WK_END)
@@ -204,10 +207,6 @@ def candidates(q, view, tab, own, W, keep, close):
     return _close_voids(view, tab, W, n, close)
 
 
-VOID_TILE_COST = 6 / 16   # shanten a tile of the void suit costs (void=expert's void_cost)
-ALL_VOIDS = 100.0   # a ``close`` that keeps every suit (a researcher's judgement of one void choice)
-
-
 @nb.njit(cache=True, inline="always")
 def _void_key(view, tab, s):
     """Voiding suit s: the shanten of the other two suits plus VOID_TILE_COST a tile of s."""
@@ -311,8 +310,8 @@ def search(q, view, tab):
         k *= EXCHANGE_BUDGET
         top *= EXCHANGE_BUDGET
     elif q == Q_VOID:
-        top *= VOID_TOP_BUDGET
         k *= VOID_BUDGET
+        top *= VOID_TOP_BUDGET
     margin = param_float(view, P_MARGIN)
     m = judge(q, view, tab, A, n, k, seed, False, True)
     while k < top and m > 0:  # a challenger neither clearly worse nor clearly better: more tables
@@ -361,8 +360,8 @@ def _pick(W, n, m, margin):
 def judge_posed(S, seat, tab, A, keep, rollouts, seed, actual, shape_milli, out):
     """Judge the question posed to ``seat`` in the stopped hand S (``simcore.engine.pose``) with
     the arena A (``simcore.sample.arena_for``): the candidates (``keep`` discards on a turn, every
-    suit at the void, and the seat's ``actual`` answer), each played out on ``rollouts`` sampled tables (their
-    opponents' shanten weighted by ``shape_milli``/1000, ``simcore.sample``). Writes to out:
+    suit at the void, and the seat's ``actual`` answer), each played out on ``rollouts`` sampled
+    tables (their opponents' shanten weighted by ``shape_milli``/1000, ``simcore.sample``). Writes to out:
     [0] candidates n, [1] tables played, then n answers, n totals, n sums of squares and the n*n
     cross products. Returns n."""
     P = data_ptr(S)
