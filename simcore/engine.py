@@ -993,11 +993,14 @@ def _draw(S, seat, replacement):
     S[O_TURNS] += 1
     S[O_DRAWS + seat] += 1
     S[_v(seat) + vw.V_N_DRAWS] += 1
+    # public facts, the same in every view: computed once, written four times
+    drawn = S[_v(seat) + vw.V_DRAWS + seat] + 1
+    cap = S[_v(seat) + vw.V_VOID_CAP + seat]
+    cap += cap >= 0
     for s in range(4):
         v = _v(s)
-        S[v + vw.V_DRAWS + seat] += 1
-        if S[v + vw.V_VOID_CAP + seat] >= 0:
-            S[v + vw.V_VOID_CAP + seat] += 1
+        S[v + vw.V_DRAWS + seat] = drawn
+        S[v + vw.V_VOID_CAP + seat] = cap
     S[O_PASSLOCK + seat] = 0  # any draw lifts it (RULES.md: Rulings where the documents are silent, passed-win lock)
     if _tracing(S):
         _log(S, EV_DRAW, seat, t, replacement, ZERO, ZERO)
@@ -1466,14 +1469,15 @@ def _discard(S, seat, t):
         _error(S, ERR_INVARIANT, seat, Q_TURN, INV_VOID_DISCARD)
     _add(S, seat, t, MINUS_ONE)
     S[O_PILE + t] += 1
-    void = S[O_VOID + seat]
+    cap = S[_v(seat) + vw.V_VOID_CAP + seat]  # the same in every view
+    if t // 9 != S[O_VOID + seat]:  # it held no void tile, or it would have had to discard one
+        cap = 0
+    elif cap > 0:
+        cap -= 1
     for s in range(4):
         v = _v(s)
         S[v + vw.V_VISIBLE + t] += 1  # the discarder's own copy moved from hand to pile
-        if t // 9 != void:  # it held no void tile, or it would have had to discard one
-            S[v + vw.V_VOID_CAP + seat] = 0
-        elif S[v + vw.V_VOID_CAP + seat] > 0:
-            S[v + vw.V_VOID_CAP + seat] -= 1
+        S[v + vw.V_VOID_CAP + seat] = cap
         if s == seat:
             S[v + vw.V_MUST_VOID] = 1 if _must_void(S, seat) else 0
         nd = S[v + vw.V_N_DISCARDS]
