@@ -104,7 +104,10 @@ def test_compare_names_hands_needed_and_hands_played(tmp_path):
 def _interrupt(cmd, out: Path, started) -> tuple[subprocess.CompletedProcess, float]:
     """Run ``cmd`` in its own process group, send it SIGINT as a terminal's Ctrl-C does once
     ``started()``, and return the finished process and the seconds it took to exit."""
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    # a terminal's program starts with SIGINT at its default, whatever this process was given
+    # (a background job of a non-interactive shell inherits it ignored)
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         deadline = time.time() + 300
         while not started() and time.time() < deadline and proc.poll() is None:
