@@ -394,9 +394,10 @@ def bench_ladder(ctx: Context) -> Figures:
 
 EXPERT_FIELD = "expert+exchange=expert+void=expert"
 EFFICIENT_FIELD = "efficient+exchange=shortest+void=fewest"
-# (part, its expert-field arm, its efficient-field arm): each differs from its field in that policy
-POLICY_ARMS = (("exchange", "expert+exchange=shortest+void=expert", "efficient+exchange=expert+void=fewest"),
-               ("void", "expert+exchange=expert+void=fewest", "efficient+exchange=shortest+void=expert"))
+# (part, the other policy, its expert-field arm, its efficient-field arm): each arm differs from
+# its field in that policy
+POLICY_ARMS = (("exchange", "shortest", "expert+exchange=shortest+void=expert", "efficient+exchange=expert+void=fewest"),
+               ("void", "fewest", "expert+exchange=expert+void=fewest", "efficient+exchange=shortest+void=expert"))
 
 
 POLICY_WALLS = 100_000  # the policies differ on few deals and by little: 20,000 walls cannot tell them apart
@@ -411,10 +412,10 @@ def bench_policies(ctx: Context) -> Figures:
     log(f"policies: sichuan compare, {walls:,} walls a cell")
     figs = Figures()
     for rules in ("battle", "flow"):
-        for part, in_expert, in_efficient in POLICY_ARMS:
-            other = "shortest" if part == "exchange" else "fewest"
-            for field, arm, sign in (("expert", in_expert, -1), ("efficient", in_efficient, 1)):
-                r = run_compare(arm, EXPERT_FIELD if field == "expert" else EFFICIENT_FIELD, rules, walls)
+        for part, other, in_expert, in_efficient in POLICY_ARMS:
+            for field, spec, arm, sign in (("expert", EXPERT_FIELD, in_expert, -1),
+                                           ("efficient", EFFICIENT_FIELD, in_efficient, 1)):
+                r = run_compare(arm, spec, rules, walls)
                 lo, hi = sorted((sign * r["diff_low"], sign * r["diff_high"]))
                 figs.add(f"{rules}_{part}_{field}", f"{rules}, field {field}: {part}=expert − {part}={other}",
                          sign * r["diff"], "", 3, ("interval > 0", lambda _, lo=lo: lo > 0), lo, hi,

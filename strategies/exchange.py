@@ -24,6 +24,12 @@ def suit_count(view, s):
     return n
 
 
+@nb.njit(cache=True, inline="always")
+def shanten_voiding(tab, m, p, t, v):
+    """The regular shanten of a hand of suit codes m, p, t once suit v is voided (its code dropped)."""
+    return regular_shanten_codes(tab, 0 if v == 0 else m, 0 if v == 1 else p, 0 if v == 2 else t, 0)
+
+
 @nb.njit(cache=True, _nrt=False)
 def neighbour_count(view, t):
     """How many same-suit tiles lie within two ranks of t, its other copies included, each
@@ -154,7 +160,7 @@ def plan_cost(tab, m, p, t, n0, n1, n2, void_cost, flush_bonus):
     longest suit passes six (a full flush to aim for)."""
     best = 1 << 30
     for v in range(3):
-        sh = regular_shanten_codes(tab, 0 if v == 0 else m, 0 if v == 1 else p, 0 if v == 2 else t, 0)
+        sh = shanten_voiding(tab, m, p, t, v)
         nv = n0 if v == 0 else (n1 if v == 1 else n2)
         best = min(best, sh * 16 + nv * void_cost)
     longest = max(n0, max(n1, n2))

@@ -24,7 +24,6 @@ import numpy as np
 
 import simcore.engine as E
 from simcore.arena import AR_FNS, AR_SETUP, AR_STATE_LEN, AR_STATES, AR_WORK, N_STATES
-from simcore.evaluate import regular_shanten_codes
 from simcore.nrt import address_of, call_strategy, data_ptr, int64_ptr, view_of
 from simcore.sample import WK_END, WK_SHAPE, sample_state, set_answer
 from simcore.view import (
@@ -34,6 +33,7 @@ from simcore.view import (
 )
 
 from .core import isolation, near_mask, prepare, shanten_moved, ukeire
+from .exchange import shanten_voiding, suit_count
 from .params import Param, parameters
 
 POLICIES = ("expert", "efficient", "greedy", "flush", "defensive")
@@ -210,12 +210,8 @@ def candidates(q, view, tab, own, W, keep, close):
 @nb.njit(cache=True, inline="always")
 def _void_key(view, tab, s):
     """Voiding suit s: the shanten of the other two suits plus VOID_TILE_COST a tile of s."""
-    held = 0
-    for t in range(9 * s, 9 * s + 9):
-        held += view[V_HAND + t]
-    c = view[V_CODES:V_CODES + 3]
-    sh = regular_shanten_codes(tab, c[0] if s != 0 else 0, c[1] if s != 1 else 0, c[2] if s != 2 else 0, 0)
-    return sh + held * VOID_TILE_COST
+    sh = shanten_voiding(tab, view[V_CODES], view[V_CODES + 1], view[V_CODES + 2], s)
+    return sh + suit_count(view, s) * VOID_TILE_COST
 
 
 @nb.njit(cache=True, _nrt=False)

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import numba as nb
 
-from simcore.evaluate import regular_shanten_codes
 from simcore.view import V_CODES, param_int, rand_below
 
-from .exchange import suit_count
+from .exchange import shanten_voiding, suit_count
 from .params import Param, parameters
 
 
@@ -30,10 +29,7 @@ def weakest(q, view, tab):
     best = 0
     best_key = 1 << 30
     for s in range(3):
-        c0 = 0 if s == 0 else m
-        c1 = 0 if s == 1 else p
-        c2 = 0 if s == 2 else t
-        key = regular_shanten_codes(tab, c0, c1, c2, 0) * 64 + suit_count(view, s)
+        key = shanten_voiding(tab, m, p, t, s) * 64 + suit_count(view, s)
         if key < best_key:
             best_key = key
             best = s
@@ -66,7 +62,7 @@ def plans(q, view, tab):
     for s in range(3):
         if n[s] == longest and longest >= 7:
             continue
-        sh = regular_shanten_codes(tab, 0 if s == 0 else m, 0 if s == 1 else p, 0 if s == 2 else t, 0)
+        sh = shanten_voiding(tab, m, p, t, s)
         key = (sh * 16 + n[s] * void_cost) * 64 + n[s]
         if key < best_key:
             best_key, best = key, s

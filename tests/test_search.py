@@ -301,22 +301,17 @@ def test_where_search_keeps_its_policy_the_policy_plays_with_its_own_parameters(
 def _void_candidates(text, close):
     """The void suits ``search.search`` plays out for a hand of 13 tiles, with ``void_close``
     (from its parameters, as the player reads them)."""
-    from simcore.tables import load_tables
-    from simcore.tiles import parse
+    from test_strategies import TAB, view_of
+
     from strategies import search as SR
     from strategies.params import declared, resolve_values, slots
 
-    v = np.zeros(vw.VIEW_LEN, np.int64)
-    h = parse(text)
-    v[vw.V_HAND:vw.V_HAND + N_KINDS] = h
-    for s in range(3):
-        v[vw.V_CODES + s] = sum(int(h[s * 9 + r]) * 5 ** r for r in range(9))
+    v = view_of(text, 0)
     v[vw.V_QUESTION] = vw.Q_VOID
     g = vw.V_PARAMS + 2 * vw.N_PARAMS
     v[g:g + vw.N_PARAMS] = slots(declared(SR.search), resolve_values(declared(SR.search), {"void_close": str(close)}, "search"))
     W = np.zeros(SR.SW_END, np.int64)
-    n = SR.candidates(np.int64(vw.Q_VOID), v, load_tables(), np.int64(0), W, np.int64(3),
-                      vw.param_float(v, SR.P_VOID_CLOSE))
+    n = SR.candidates(np.int64(vw.Q_VOID), v, TAB, np.int64(0), W, np.int64(3), vw.param_float(v, SR.P_VOID_CLOSE))
     return sorted(W[SR.SW_CAND:SR.SW_CAND + n].tolist())
 
 
