@@ -162,9 +162,12 @@ def _unit(spec: Spec) -> str:
 def _check_seats(runs: list[PlannedRun]) -> None:
     """Load every run's strategies before anything plays, so a strategy file that cannot be used
     stops the experiment with one line at once, not after the runs before it."""
+    from simcore.warmup import warm
     from strategies.registry import StrategyError, parse_seats, seat_functions
 
-    for seats in dict.fromkeys(p.config.seats for p in runs):
+    specs = list(dict.fromkeys(p.config.seats for p in runs))
+    warm([",".join(seats) for seats in specs])
+    for seats in specs:
         try:
             seat_functions(parse_seats(",".join(seats)))
         except StrategyError as exc:

@@ -239,12 +239,18 @@ def seats_option(f):
     return click.option("--seats", "seats_spec", default=None, metavar="SPEC", help=SEATS_HELP)(f)
 
 
-def resolve_seats(spec):
-    """Seat spec -> (SeatSpec list, the engine's function tuple); errors as one line."""
+def resolve_seats(spec, to_play=False):
+    """Seat spec -> (SeatSpec list, the engine's function tuple); errors as one line. With
+    ``to_play`` (a command that plays a batch) a cold cache compiles the engine alongside
+    (``simcore.warmup``)."""
     from strategies.registry import StrategyError, parse_seats, seat_functions
 
     try:
         seats = parse_seats(spec)
+        if to_play:
+            from simcore.warmup import warm
+
+            warm([",".join(s.canonical for s in seats)])
         return seats, seat_functions(seats)
     except StrategyError as exc:
         raise CliError(_one_line(exc)) from None
@@ -495,15 +501,15 @@ def simulate_cmd(rules_spec, sets, n_hands, n_matches, seed, seats_spec, out, wo
         sichuan simulate --rules flow --seats greedy,efficient,efficient,efficient --hands 200000 --out runs/g1
         sichuan simulate --rules kawu --matches 10000 --out runs/kawu-matches
     """
-    from simcore.runner import RunConfig, RunError, RunInterrupted, run
-
     if (n_hands is None) == (n_matches is None):
         raise CliError("give exactly one of --hands N and --matches M")
     n = n_hands if n_hands is not None else n_matches
     if n <= 0:
         raise CliError(f"--{'hands' if n_hands is not None else 'matches'} must be positive, got {n}")
     rules = resolve_rules(rules_spec, sets)
-    seats, _ = resolve_seats(seats_spec)
+    seats, _ = resolve_seats(seats_spec, to_play=True)
+    from simcore.runner import RunConfig, RunError, RunInterrupted, run
+
     cfg = RunConfig(rules, tuple(s.canonical for s in seats), seed, "hands" if n_hands is not None else "matches", n, chunk_hands)
     try:
         manifest = run(out, cfg, workers=workers, check=check, progress=None if quiet else _progress_printer("simulate"),

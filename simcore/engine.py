@@ -1880,7 +1880,7 @@ SIG_TRACED = nb.types.void(nb.types.uint8[::1], _FNS, _I64T[::1], _FNS, _I64T[::
                            _I64T, _I64T[::1], _OUT2, _OUT3, _OUT3, _OUT3)
 
 
-@nb.njit(SIG_BATCH, cache=True, parallel=True, nogil=True)
+@nb.njit(cache=True, parallel=True, nogil=True)
 def play_batch(tab, R, fns, setup, rfns, arena, seed, first, n_items, match_mode, check, hand_out, seat_out, win_out,
                pay_out):
     """Play ``n_items`` independent hands (global indices first..) or matches (first..) into the
@@ -1954,6 +1954,17 @@ def play_traced(tab, fns, setup, rfns, arena, dealer, scores0, fixed_wall, fixed
         play_on(P, fixed_dir)
     _write_rows(P, I64(0), hand_out, seat_out, win_out, pay_out)
     A_own[0] += 0
+
+
+def batch_kernel():
+    """``play_batch``, compiled for ``SIG_BATCH`` (from numba's cache when it can) and closed to
+    other signatures. Compiled when first needed, not on import: a process that only compiles
+    strategies (``simcore.warmup``'s child, which imports the engine through the search player)
+    leaves it alone."""
+    if SIG_BATCH.args not in play_batch.overloads:
+        play_batch.compile(SIG_BATCH)
+        play_batch.disable_compile()
+    return play_batch
 
 
 def traced():

@@ -94,7 +94,7 @@ class SeatSpec:
 
     @property
     def canonical(self) -> str:
-        text = {k: name + canonical_text(declared(resolve(k, name)), values)
+        text = {k: name + canonical_text(declared(_declaring(k, name)), values)
                 for k, (name, values) in ((k, self.part(k)) for k in KINDS)}
         return f"{text['play']}+exchange={text['exchange']}+void={text['void']}"
 
@@ -165,7 +165,7 @@ def _check_part(kind: str, text: str, spec: str) -> tuple[str, tuple]:
         raise StrategyError(f"unknown {kind} strategy {name!r} in {spec!r}; {_closest(name, KINDS[kind])}"
                             f"built-ins: {known}, or path/to/file.py:name")
     try:
-        values = resolve_values(declared(resolve(kind, name)), given, name)
+        values = resolve_values(declared(_declaring(kind, name)), given, name)
     except ParamError as exc:
         raise StrategyError(str(exc)) from None
     return name, values
@@ -376,6 +376,12 @@ def compiled(fn):
     if isinstance(fn, nb.core.registry.CPUDispatcher) and STRATEGY_SIG.args not in fn.overloads:
         fn.compile(STRATEGY_SIG)
     return fn
+
+
+def _declaring(kind: str, name: str):
+    """The strategy whose parameters are read: a built-in as it is (it compiles when played,
+    ``simcore.warmup``), a user file's loaded (and so compiled)."""
+    return load_user(name) if _is_user(name) else KINDS[kind][name]
 
 
 def resolve(kind: str, name: str):

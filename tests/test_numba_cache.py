@@ -53,3 +53,40 @@ def test_an_edit_to_the_records_module_starts_a_fresh_cache(tmp_path):
     records = root / "simcore" / "records.py"
     records.write_text(records.read_text().replace("N_PAY_FIELDS = 4", "N_PAY_FIELDS = 5", 1))
     assert source_key(jitted_sources(root)) != key
+
+
+def _cached(cache_dir, stem: str) -> bool:
+    return any(cache_dir.rglob(f"{stem}-*.nbi"))
+
+
+def test_the_warm_up_child_compiles_strategies_and_leaves_the_engine_alone(tmp_path):
+    """A first run compiles the engine in the command's process while ``simcore.warmup``'s child
+    compiles the strategies: the child must not compile the engine too (it imports it through
+    the search player), and reading a seat spec must compile nothing (the parent reads it
+    before the child starts)."""
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path), "SICHUAN_CACHE": str(tmp_path / "tables")}
+    read = ("from strategies.registry import parse_seats\n"
+            "from simcore.warmup import engine_cached\n"
+            "[s.canonical for s in parse_seats('expert,random,random,random')]\n"
+            "print(engine_cached())")
+    out = subprocess.run([sys.executable, "-c", read], env=env, capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False"
+    assert not any(tmp_path.rglob("*.nbi")), "reading a seat spec compiled a strategy"
+    subprocess.run([sys.executable, "-m", "simcore.warmup", "random+exchange=shortest+void=fewest"], env=env,
+                   check=True)
+    assert _cached(tmp_path, "play.random_play") and _cached(tmp_path, "exchange.shortest")
+    assert not _cached(tmp_path, "engine.play_batch") and not _cached(tmp_path, "engine.play_on")
+    assert any((tmp_path / "tables").glob("suit-tables-*.npy"))
+
+
+def test_the_engine_is_compiled_for_its_signature_only():
+    """``run_batch`` calls the kernel ``batch_kernel`` compiled: no call compiles another."""
+    from simcore import engine as E
+    from simcore.batch import run_batch
+    from simcore.rules import preset
+    from simcore.warmup import engine_cached, warm
+    from strategies.registry import parse_seats, seat_functions
+
+    run_batch(preset("battle"), seat_functions(parse_seats("greedy")), 1, 0, 8)
+    assert E.play_batch.signatures == [E.SIG_BATCH.args]
+    assert engine_cached() and not warm(["greedy"])
