@@ -636,8 +636,11 @@ def command_of(config: Config) -> str:
 def run_ladder(config: Config, log=None) -> dict:
     """The whole ladder as a JSON-ready dict (``per_wall`` kept aside: ``result["_scores"]``
     holds each preset's per-wall score arrays, for tests and notebooks)."""
+    from simcore.warmup import warm
+
     t0 = time.perf_counter()
     tables = plan_tables(config)
+    warm([",".join(t.key) for t in tables])
     counter = {"cell": 0, "cells": len(config.presets) * len(config.fields) * len(config.plays), "hands": 0,
                "replayed": 0}
     if log:
