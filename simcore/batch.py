@@ -193,8 +193,9 @@ def run_batch(rules: RuleSet, players, seed: int, first: int, n_items: int, matc
     win_cap = WIN_CAP[rules.variant]
     pay_cap = PAY_CAP[rules.variant]
     hand, seat, win, pay = _outputs(rows, win_cap, pay_cap, match_mode)
-    E.batch_kernel()(tab, R, fns, setup, rfns, arena, np.int64(seed), np.int64(first), np.int64(n_items), bool(match_mode),
-                 bool(check), hand, seat, win, pay)
+    kernel = E.batch_kernel()
+    kernel(tab, R, fns, setup, rfns, arena, np.int64(seed), np.int64(first), np.int64(n_items), bool(match_mode),
+           bool(check), hand, seat, win, pay)
     over = np.flatnonzero((hand[:, rec.H_N_WINS] > win_cap) | (hand[:, rec.H_N_PAYMENTS] > pay_cap))
     if over.size:
         # A few long blood-flow hands outgrew their slots: widen the win and payment arrays and
@@ -207,8 +208,8 @@ def run_batch(rules: RuleSet, players, seed: int, first: int, n_items: int, matc
         for item in np.unique(over // hpm):
             rows_of = slice(item * hpm, (item + 1) * hpm)
             h, s, w, p = _alloc(hpm, win_cap, pay_cap)
-            E.batch_kernel()(tab, R, fns, setup, rfns, arena, np.int64(seed), np.int64(first + item), ONE, bool(match_mode),
-                         bool(check), h, s, w, p)
+            kernel(tab, R, fns, setup, rfns, arena, np.int64(seed), np.int64(first + item), ONE, bool(match_mode),
+                   bool(check), h, s, w, p)
             hand[rows_of], seat[rows_of], win[rows_of], pay[rows_of] = h, s, w, p
     if match_mode:
         hands = np.concatenate([np.arange(m * hpm, m * hpm + hpm) for m in range(first, first + n_items)])

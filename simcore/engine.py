@@ -1956,21 +1956,22 @@ def play_traced(tab, fns, setup, rfns, arena, dealer, scores0, fixed_wall, fixed
     A_own[0] += 0
 
 
+def _compiled_for(kernel, sig):
+    """``kernel`` compiled for ``sig`` (from numba's cache when it can) and closed to other
+    signatures, as an eagerly compiled kernel is, but only when first needed."""
+    if sig.args not in kernel.overloads:
+        kernel.compile(sig)
+        kernel.disable_compile()
+    return kernel
+
+
 def batch_kernel():
-    """``play_batch``, compiled for ``SIG_BATCH`` (from numba's cache when it can) and closed to
-    other signatures. Compiled when first needed, not on import: a process that only compiles
-    strategies (``simcore.warmup``'s child, which imports the engine through the search player)
-    leaves it alone."""
-    if SIG_BATCH.args not in play_batch.overloads:
-        play_batch.compile(SIG_BATCH)
-        play_batch.disable_compile()
-    return play_batch
+    """``play_batch`` for ``SIG_BATCH``. Compiled when first needed, not on import: a process
+    that only compiles strategies (``simcore.warmup``'s child, which imports the engine through
+    the search player) leaves it alone."""
+    return _compiled_for(play_batch, SIG_BATCH)
 
 
 def traced():
-    """``play_traced``, compiled for ``SIG_TRACED`` (from numba's cache when it can) and closed to
-    other signatures, as an eagerly compiled kernel is."""
-    if SIG_TRACED.args not in play_traced.overloads:
-        play_traced.compile(SIG_TRACED)
-        play_traced.disable_compile()
-    return play_traced
+    """``play_traced`` for ``SIG_TRACED``, so a simulation never compiles it."""
+    return _compiled_for(play_traced, SIG_TRACED)

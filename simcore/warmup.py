@@ -1,8 +1,9 @@
 """A first run after install compiles the engine and the strategies it plays, over a minute on
 one core. The two compile independently (the engine calls a strategy through a function
-pointer, ``simcore.nrt``, and is compiled for its own signature, ``engine.batch_kernel``), so with a second core a child process compiles the seats' strategies and builds the
-suit tables into their caches while this process compiles the engine; the strategies
-and tables then load from the caches. Warm caches skip all of it.
+pointer, ``simcore.nrt``, and is compiled for its own signature, ``engine.batch_kernel``), so
+with a second core a child process compiles the seats' strategies and builds the suit tables
+into their caches while this process compiles the engine; the strategies and tables then load
+from the caches. Warm caches skip all of it.
 
 ``python -m simcore.warmup SEATS...`` is the child: each SEATS as ``sichuan simulate --seats``
 takes it.
@@ -25,8 +26,8 @@ def engine_cached() -> bool:
 
 
 def warm(seat_specs: list[str]) -> bool:
-    """With the engine not cached and a second core: compile the strategies of
-    the seat specs in a child while this process compiles the engine; returns whether it did.
+    """With the engine not cached and a second core: compile the strategies of the seat specs
+    in a child while this process compiles the engine; returns whether it did.
     A child that fails (a user strategy that does not compile) is ignored: the strategy is
     compiled again where it is played, and its error reported there."""
     if os.environ.get("NUMBA_DISABLE_JIT", "0") != "0" or (os.cpu_count() or 1) < 2 or engine_cached():

@@ -385,9 +385,7 @@ def _declaring(kind: str, name: str):
 
 
 def resolve(kind: str, name: str):
-    if _is_user(name):
-        return load_user(name)
-    return compiled(KINDS[kind][name])
+    return compiled(_declaring(kind, name))
 
 
 @dataclass(frozen=True)
