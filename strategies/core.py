@@ -236,9 +236,27 @@ def near_mask(view, st):
     return m
 
 
+# Per-suit weights of a live tile, three 16-bit fields (``suit_weight``): ``UNIT_WEIGHTS`` counts
+# every live copy once, as the built-in players do; the expert weighs copies by where they likely
+# are, and a kind it holds a pair of by the chance too that an opponent discards it (``w_pair``)
+UNIT_WEIGHTS = np.int64(1 | (1 << 16) | (1 << 32))
+
+
+@nb.njit(cache=True, inline="always")
+def suit_weight(w, s):
+    return (w >> (16 * s)) & 0xFFFF
+
+
 @nb.njit(cache=True, _nrt=False)
 def ukeire(tab, view, st, out_t, target, near):
     """Live tiles among ``near`` that bring the hand minus ``out_t`` below shanten ``target``."""
+    return ukeire_weighted(tab, view, st, out_t, target, near, UNIT_WEIGHTS, UNIT_WEIGHTS)
+
+
+@nb.njit(cache=True, _nrt=False)
+def ukeire_weighted(tab, view, st, out_t, target, near, w, w_pair):
+    """``ukeire`` with each live copy counted ``suit_weight(w, its suit)`` times, or
+    ``suit_weight(w_pair, its suit)`` where the hand minus ``out_t`` holds two or more."""
     c0, c1, c2, a0, a1, a2, n2, n1, k, ignore = st
     if not (ignore >> (out_t // 9)) & 1:
         c0, c1, c2, a0, a1, a2, n2, n1 = without_one(tab, view, st, out_t)
@@ -263,7 +281,8 @@ def ukeire(tab, view, st, out_t, target, near):
             if s7 < sh:
                 sh = s7
         if sh < target:
-            n += lv
+            held = view[V_HAND + u] - (1 if u == out_t else 0)
+            n += lv * suit_weight(w_pair if held >= 2 else w, s)
     return n
 
 
@@ -366,6 +385,12 @@ def ukeire_fast(tab, view, st, out_t, target, draws, o):
     ``draws = live_draws(view, near)`` and their ``plus_classes`` at ``o``: a draw of another
     suit costs one final load (its class is known, the pair class of the other two is shared),
     a draw of out_t's suit one class and one final load."""
+    return ukeire_fast_weighted(tab, view, st, out_t, target, draws, o, UNIT_WEIGHTS, UNIT_WEIGHTS)
+
+
+@nb.njit(cache=True, inline="always")
+def ukeire_fast_weighted(tab, view, st, out_t, target, draws, o, w, w_pair):
+    """``ukeire_fast`` weighted as ``ukeire_weighted``."""
     k = st.k
     so = out_t // 9
     c0, c1, c2, a0, a1, a2, n2, n1 = without_one(tab, view, st, out_t)
@@ -375,6 +400,8 @@ def ukeire_fast(tab, view, st, out_t, target, draws, o):
     for su in range(3):
         if not (draws >> (9 * su)) & 0x1FF:
             continue
+        ws = suit_weight(w, su)
+        wp = suit_weight(w_pair, su) - ws
         code, pc = code_and_rest(tab, c0, c1, c2, a0, a1, a2, su)
         d = 1
         for u in range(9 * su, 9 * su + 9):  # every kind, counted only if a draw: no branches
@@ -384,6 +411,7 @@ def ukeire_fast(tab, view, st, out_t, target, draws, o):
             if pairs_may:
                 c = view[V_HAND + u] - (1 if u == out_t else 0)
                 sh = min(sh, seven_pairs_moved(n2, n1, c, 1))
-            n += live(view, u) * draw * (sh < target)
+            held = view[V_HAND + u] - (1 if u == out_t else 0)
+            n += live(view, u) * draw * (sh < target) * (ws + wp * (held >= 2))
             d *= 5
     return n

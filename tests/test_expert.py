@@ -12,29 +12,37 @@ from simcore.rules import N_RULE_FIELDS, R_SELF_DRAW_BONUS, preset
 from simcore.tiles import N_KINDS, SUITS, parse, tile_text
 from simcore.view import (
     C_PASS, C_WIN, N_PARAMS, Q_CLAIM, Q_EXCHANGE, Q_TURN, Q_VOID, V_CAN_WIN, V_PARAMS, V_QUESTION, V_RULES, V_TILE,
-    V_VISIBLE, V_WALL_LEFT, unpack3,
+    V_DISC_SEQ, V_N_DISCARDS, V_VISIBLE, V_VOID, V_VOID_CAP, V_WALL_LEFT, pack_discard, unpack3,
 )
 from strategies import exchange, expert as X, void
+from strategies.core import suit_weight
 from strategies.params import declared, resolve_values, slots
 from tests.test_strategies import TAB, view_of
 
 
 def expert_view(text: str, void_suit: int, rules: str = "battle", wall_left: int = 40, seen: str = "",
-                question=Q_TURN) -> np.ndarray:
+                question=Q_TURN, play: dict | None = None, voids=(0, 1, 2)) -> np.ndarray:
+    """The seat's view; ``play`` overrides the expert's parameters, ``voids`` are the three
+    opponents' void suits (none has shown that it holds no void tile)."""
     v = view_of(text, void_suit)
     v[V_RULES:V_RULES + N_RULE_FIELDS] = preset(rules).to_array()
     v[V_WALL_LEFT] = wall_left
     v[V_QUESTION] = question
     v[V_VISIBLE:V_VISIBLE + N_KINDS] += parse(seen) if seen else 0
+    v[V_VOID + 1:V_VOID + 4] = voids
+    v[V_VOID_CAP + 1:V_VOID_CAP + 4] = -1
     for group, fn in enumerate((X.expert, exchange.plans, void.plans)):
         params = declared(fn)
+        given = (play or {}) if group == 0 else {}
         v[V_PARAMS + group * N_PARAMS:V_PARAMS + (group + 1) * N_PARAMS] = slots(
-            params, resolve_values(params, {}, fn.__name__))
+            params, resolve_values(params, given, fn.__name__))
     return v
 
 
-def _worth(text, void_suit, rules, discard, wall_left):
-    """Oracle: what the waits after ``discard`` are worth, from simcore.hand alone."""
+def _worth(text, void_suit, rules, discard, wall_left, voids):
+    """Oracle: what the waits after ``discard`` are worth, from simcore.hand alone: each live
+    copy is self-drawn (every seat pays) or drawn by an opponent, who discards it surely if it is
+    of its void suit and else half the time (``LETS_GO``), up to the factor of the seats playing."""
     rest = parse(text)
     rest[discard] -= 1
     rest_text = "".join(f"{tile_text(t)[0] * int(rest[t])}{tile_text(t)[1]}" for t in range(N_KINDS) if rest[t])
@@ -47,7 +55,8 @@ def _worth(text, void_suit, rules, discard, wall_left):
         live = max(4 - int(parse(text)[t]), 0)
         on_discard = H.score(rest_text + w, void, rules=rules, last_tile=wall_left == 0).base
         self_draw = H.score(rest_text + w, void, rules=rules, self_draw=True).base
-        worth += live * (0.67 * on_discard + 0.33 * liable * (self_draw + r.to_array()[R_SELF_DRAW_BONUS]))
+        lets_go = sum(1.0 if v == t // 9 else X.LETS_GO for v in voids)
+        worth += live * (lets_go * on_discard + liable * (self_draw + r.to_array()[R_SELF_DRAW_BONUS]))
     return worth
 
 
@@ -55,12 +64,15 @@ def _worth(text, void_suit, rules, discard, wall_left):
 def test_a_ready_hand_keeps_the_wait_worth_most(rules):
     """When the expert plays its plain plan and its discard leaves the hand ready, it is the one
     of those discards whose waits the evaluator values most (live copies times base, self-draws
-    paid by every seat). (It may instead follow a flush worth more; those hands are counted apart.)"""
+    paid by every seat, discards likelier in a suit opponents void), every live tile as likely in
+    the wall (``suit_odds=0``). (It may instead follow a flush worth more; those hands are
+    counted apart.)"""
     rng = np.random.default_rng(5)
     checked = other = 0
     while checked < 40:
         assert other < 200, "the plain plan is almost never kept with a ready discard"
         void_suit = int(rng.integers(3))
+        voids = tuple(int(x) for x in rng.integers(3, size=3))
         kinds = [t for t in range(N_KINDS) if t // 9 != void_suit]
         pool = [t for t in kinds for _ in range(4)]
         counts = np.bincount(rng.choice(pool, 14, replace=False), minlength=N_KINDS)
@@ -72,10 +84,10 @@ def test_a_ready_hand_keeps_the_wait_worth_most(rules):
                 rest[t] -= 1
                 rest_text = "".join(f"{tile_text(u)[0] * int(rest[u])}{tile_text(u)[1]}" for u in range(N_KINDS) if rest[u])
                 if H.waits(rest_text, SUITS[void_suit]):
-                    worths[t] = _worth(text, void_suit, rules, t, 40)
+                    worths[t] = _worth(text, void_suit, rules, t, 40, voids)
         if not worths:
             continue
-        v = expert_view(text, void_suit, rules)
+        v = expert_view(text, void_suit, rules, play={"suit_odds": "0"}, voids=voids)
         got = int(X.expert(Q_TURN, v, TAB))
         if got not in worths or v[X.SCR_PLAN] != X.PLAN_PLAIN:
             other += 1
@@ -170,3 +182,44 @@ def test_the_exchange_does_not_give_away_three_of_a_kind():
         picked = unpack3(int(exchange.plans(Q_EXCHANGE, v, TAB)))
         assert len({t // 9 for t in picked}) == 1
         assert list(picked) != [triplet] * 3, (text, [tile_text(t) for t in picked])
+
+
+def _weights(v, odds=1.0, pung_odds=0.0):
+    w, wp = X._suit_weights(v, odds, pung_odds)
+    return [int(suit_weight(w, s)) for s in range(3)], [int(suit_weight(wp, s)) for s in range(3)]
+
+
+def test_a_live_tile_counts_by_the_odds_that_it_is_in_the_wall():
+    """Opponents that have shown they hold none of their void suit keep all their concealed tiles
+    in their other two: a suit every opponent voids has all its live copies in the wall (more
+    than the average live tile, ``WEIGHT_UNIT``), a suit every opponent keeps fewer; with
+    ``suit_odds`` 0 every live tile counts the same."""
+    v = expert_view("1m2m3m4m5m6m7m8m9m1p2p3p4p", 2, voids=(2, 2, 2))
+    v[V_VOID_CAP + 1:V_VOID_CAP + 4] = 0
+    (wm, wpin, ws), _ = _weights(v)
+    assert ws > X.WEIGHT_UNIT > wm and ws > X.WEIGHT_UNIT > wpin
+    # the live tiles of the three suits: 27, 32 and 36 copies; each opponent holds 13, split
+    # evenly between man and pin (no discards yet tell otherwise)
+    live = np.array([27, 32, 36])
+    held = np.array([3 * 6.5, 3 * 6.5, 0])
+    wall = live - held
+    expected = wall / live / (wall.sum() / live.sum()) * X.WEIGHT_UNIT
+    assert np.allclose([wm, wpin, ws], expected, atol=0.51)
+    assert _weights(v, odds=0.0)[0] == [X.WEIGHT_UNIT] * 3
+
+
+def test_an_opponent_discarding_one_suit_is_taken_to_keep_the_other():
+    """An opponent (void s) that has thrown only pin tiles keeps man: man's live copies are
+    likelier in its hand than pin's. A tile the seat holds a pair of counts more by the chance
+    that an opponent discards it (``pung_odds``), most in a suit the opponents void."""
+    v = expert_view("1m2m3m4m5m6m7m8m9m1p2p3p4p", 2, voids=(2, 2, 2))
+    v[V_VOID_CAP + 1:V_VOID_CAP + 4] = 0
+    even, _ = _weights(v)
+    thrown = [parse(t).argmax() for t in ("9p", "8p", "7p", "9p", "8p", "6p")]
+    for i, t in enumerate(thrown):
+        v[V_DISC_SEQ + i] = pack_discard(1, t)
+        v[V_VISIBLE + t] += 1
+    v[V_N_DISCARDS] = len(thrown)
+    told, pair = _weights(v, pung_odds=0.5)
+    assert told[0] < even[0] and told[0] / told[1] < even[0] / even[1]
+    assert all(pair[s] > told[s] for s in range(3)) and pair[2] / told[2] > pair[0] / told[0]
