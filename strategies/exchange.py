@@ -152,17 +152,32 @@ def _codes_less(view, s, a, b, c):
     return m, p, t
 
 
+@nb.njit(cache=True, inline="always")
+def kept_sets(code, pair_bonus, triplet_bonus):
+    """What the pairs and triplets of a suit code (base 5) are worth keeping: the pungs, kongs
+    and roots they may become, in sixteenths of a shanten."""
+    w = 0
+    while code > 0:
+        c = code % 5
+        w += pair_bonus if c == 2 else (triplet_bonus if c >= 3 else 0)
+        code //= 5
+    return w
+
+
 @nb.njit(cache=True, _nrt=False)
-def plan_cost(tab, m, p, t, n0, n1, n2, void_cost, flush_bonus):
+def plan_cost(tab, m, p, t, n0, n1, n2, void_cost, flush_bonus, pair_bonus, triplet_bonus):
     """What a hand of suit codes m, p, t (n0, n1, n2 tiles) is worth keeping, lower is better:
     over the suit it would void, the regular shanten of the other two suits plus ``void_cost``
-    per tile of the void suit still to discard, less ``flush_bonus`` per tile by which its
-    longest suit passes six (a full flush to aim for)."""
+    per tile of the void suit still to discard, less what their pairs and triplets are worth
+    (``kept_sets``), less ``flush_bonus`` per tile by which its longest suit passes six (a full
+    flush to aim for)."""
     best = 1 << 30
     for v in range(3):
         sh = shanten_voiding(tab, m, p, t, v)
         nv = n0 if v == 0 else (n1 if v == 1 else n2)
-        best = min(best, sh * 16 + nv * void_cost)
+        kept = (kept_sets(m, pair_bonus, triplet_bonus) * (v != 0) + kept_sets(p, pair_bonus, triplet_bonus) * (v != 1)
+                + kept_sets(t, pair_bonus, triplet_bonus) * (v != 2))
+        best = min(best, sh * 16 + nv * void_cost - kept)
     longest = max(n0, max(n1, n2))
     return best - max(longest - 6, 0) * flush_bonus
 
@@ -170,10 +185,12 @@ def plan_cost(tab, m, p, t, n0, n1, n2, void_cost, flush_bonus):
 @parameters(Param.int("void_cost", 6, 0, 32, "what each tile left in the suit to void costs, in sixteenths of a shanten"),
             Param.int("flush_bonus", 4, 0, 32, "what each tile of the longest suit past six is worth, in sixteenths of a shanten"),
             Param.int("suit_slack", 0, 0, 11, "how many tiles longer than the shortest eligible suit a suit passed from may be"),
+            Param.int("pair_bonus", 3, 0, 32, "what each pair kept is worth, in sixteenths of a shanten"),
+            Param.int("triplet_bonus", 8, 0, 32, "what each triplet kept is worth, in sixteenths of a shanten"),
             scratch=0)
 @nb.njit(cache=True, _nrt=False)
 def plans(q, view, tab):
-    """The three tiles whose passing leaves the best plan (a quick shanten once a suit is voided, a long suit kept for a flush).
+    """The three tiles whose passing leaves the best plan (a quick shanten once a suit is voided, pairs and triplets kept, a long suit kept for a flush).
 
     Of each eligible suit's five loneliest tiles, every three are tried (``plan_cost``); the
     three that arrive are one unknown suit, so they are not counted. Three of a kind is not
@@ -181,22 +198,25 @@ def plans(q, view, tab):
     it costly: a pung given away and a set broken)."""
     void_cost = param_int(view, 0)
     flush_bonus = param_int(view, 1)
+    pair_bonus = param_int(view, 3)
+    triplet_bonus = param_int(view, 4)
     shortest_n = 14
     for s in range(3):
         n = suit_count(view, s)
         if n >= 3:
             shortest_n = min(shortest_n, n)
-    best_pick = _plans_within(tab, view, shortest_n + param_int(view, 2), void_cost, flush_bonus, False)
+    best_pick = _plans_within(tab, view, shortest_n + param_int(view, 2), void_cost, flush_bonus, pair_bonus, triplet_bonus,
+                              False)
     a, b, c = unpack3(best_pick)
     if a == b and b == c:  # three of a kind: a pung given away; pass from a longer suit if one can
-        other = _plans_within(tab, view, 14, void_cost, flush_bonus, True)
+        other = _plans_within(tab, view, 14, void_cost, flush_bonus, pair_bonus, triplet_bonus, True)
         if other >= 0:
             return other
     return best_pick
 
 
 @nb.njit(cache=True, _nrt=False)
-def _plans_within(tab, view, longest, void_cost, flush_bonus, no_triplet):
+def _plans_within(tab, view, longest, void_cost, flush_bonus, pair_bonus, triplet_bonus, no_triplet):
     """``plans``' choice among the suits of at most ``longest`` tiles (-1: none), without three
     of a kind when ``no_triplet``."""
     best = 1 << 40
@@ -237,7 +257,7 @@ def _plans_within(tab, view, longest, void_cost, flush_bonus, no_triplet):
                     if no_triplet and a == b and b == c:
                         continue
                     x, y, z = _codes_less(view, s, a, b, c)
-                    cost = plan_cost(tab, x, y, z, n0, n1, n2, void_cost, flush_bonus) * 1024 + (i + j + k)
+                    cost = plan_cost(tab, x, y, z, n0, n1, n2, void_cost, flush_bonus, pair_bonus, triplet_bonus) * 1024 + (i + j + k)
                     if cost < best:
                         best, best_pick = cost, pack3(a, b, c)
     return best_pick

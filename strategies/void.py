@@ -6,7 +6,8 @@ import numba as nb
 
 from simcore.view import V_CODES, param_int, rand_below
 
-from .exchange import shanten_voiding, suit_count
+from .core import prepare, shanten_of
+from .exchange import kept_sets, shanten_voiding, suit_count
 from .params import Param, parameters
 
 
@@ -44,26 +45,32 @@ def random_void(q, view, tab):
 
 
 @parameters(Param.int("void_cost", 6, 0, 32, "what each tile of the voided suit costs, in sixteenths of a shanten"),
-            Param.int("flush_bonus", 4, 0, 32, "what each tile of the longest suit past six is worth, in sixteenths of a shanten"),
+            Param.int("flush_bonus", 4, 0, 32, "what each tile of the longest kept suit past six is worth, in sixteenths of a shanten"),
+            Param.int("pair_bonus", 5, 0, 32, "what each pair kept is worth, in sixteenths of a shanten"),
+            Param.int("triplet_bonus", 8, 0, 32, "what each triplet kept is worth, in sixteenths of a shanten"),
             scratch=0)
 @nb.njit(cache=True, _nrt=False)
 def plans(q, view, tab):
-    """The suit whose voiding leaves the best plan (shanten of the rest plus a cost per tile to discard), never a flush's long suit.
+    """The suit whose voiding leaves the best plan (the rest's shanten, a cost per tile to discard, the pairs, triplets and long suit kept).
 
-    As ``exchange.plan_cost`` for each choice; a suit of seven or more that is the longest is
-    kept for a full flush."""
+    As ``exchange.plan_cost`` for each choice, with seven pairs in the shanten (ties: the fewest
+    tiles, then the lowest suit)."""
     void_cost = param_int(view, 0)
     flush_bonus = param_int(view, 1)
-    m, p, t = view[V_CODES], view[V_CODES + 1], view[V_CODES + 2]   # the suit codes, none zeroed yet
+    pair_bonus = param_int(view, 2)
+    triplet_bonus = param_int(view, 3)
     n = (suit_count(view, 0), suit_count(view, 1), suit_count(view, 2))
-    longest = max(n[0], max(n[1], n[2]))
     best = 0
     best_key = 1 << 40
     for s in range(3):
-        if n[s] == longest and longest >= 7:
-            continue
-        sh = shanten_voiding(tab, m, p, t, s)
-        key = (sh * 16 + n[s] * void_cost) * 64 + n[s]
+        sh = shanten_of(tab, prepare(tab, view, 1 << s))
+        kept = 0
+        longest = 0
+        for o in range(3):
+            if o != s:
+                kept += kept_sets(view[V_CODES + o], pair_bonus, triplet_bonus)
+                longest = max(longest, n[o])
+        key = (sh * 16 + n[s] * void_cost - kept - max(longest - 6, 0) * flush_bonus) * 64 + n[s]
         if key < best_key:
             best_key, best = key, s
     return best
