@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from strategies.registry import StrategyError, parse_seat, parse_seats, seat_functions
+from strategies.registry import StrategyError, parse_seat, parse_seats, seat_functions, split_top
 
 from . import records as rec
 from .batch import InvariantError, StrategyAnswerError, run_batch, trace_command
@@ -122,7 +122,7 @@ def check_spec(spec: str, situations: int = 10000, seed: int = 0) -> Report:
 
 def _play_cell(report: Report, rules, name: str, seats: str, seat: int, seed: int, first: int, repeat: bool) -> None:
     fns = seat_functions(parse_seats(seats))
-    names = [s.strip() for s in seats.split(",")]
+    names = [s.strip() for s in split_top(seats, ",", "seats")]  # parameters may hold commas
 
     def hint(g: int) -> str:
         return trace_command(rules, seed, g, seats=names)

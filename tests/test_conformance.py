@@ -63,7 +63,8 @@ PICKY = textwrap.dedent('''
     NAMES = ("exchange", "void", "turn_discard", "turn_kong", "turn_win", "locked_turn", "claim_pung",
              "claim_pung_kong", "claim_win", "claim_win_pung", "claim_win_pung_kong", "rob")
 
-    @parameters(Param.choice("bad", "exchange", NAMES, "the situation answered illegally"))
+    @parameters(Param.choice("bad", "exchange", NAMES, "the situation answered illegally"),
+                Param.int("unused", 0, 0, 1, "a second parameter: the seat's name then holds a comma"))
     @nb.njit(STRATEGY_SIG, cache=True)
     def picky(q, view, tab):
         if where(q, view) == param_int(view, 0):
@@ -88,6 +89,7 @@ def test_an_illegal_answer_in_any_one_situation_fails_the_check(picky, situation
     assert not report.ok, f"an illegal answer in {situation} passed the check: {report.summary()}"
     question = kinds.get(situation, "turn" if situation.endswith("turn") or situation.startswith("turn") else "claim")
     assert "99" in report.first_failure() and question in report.first_failure(), report.first_failure()
+    assert f"picky[bad={situation},unused=0]" in report.first_failure(), "the failure names the whole seat spec"
 
 
 @pytest.mark.parametrize("situation", [s for s in rec.SITUATIONS if builder(s) is not None])
