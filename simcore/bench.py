@@ -400,7 +400,10 @@ POLICY_ARMS = (("exchange", "shortest", "expert+exchange=shortest+void=expert", 
                ("void", "fewest", "expert+exchange=expert+void=fewest", "efficient+exchange=shortest+void=expert"))
 
 
-POLICY_WALLS = 100_000  # the policies differ on few deals and by little: 20,000 walls cannot tell them apart
+# The policies differ on few deals and by little: 20,000 walls cannot tell them apart. A flow hand's
+# net spreads 2.2 times as wide as a battle hand's (README, Findings), so flow gets five times the
+# walls, for intervals about as wide as battle's.
+POLICY_WALLS = {"battle": 100_000, "flow": 500_000}
 
 
 def bench_policies(ctx: Context) -> Figures:
@@ -408,10 +411,11 @@ def bench_policies(ctx: Context) -> Figures:
     expert and the efficient field, battle and flow (``sichuan compare``). Each arm differs from
     its field only in that policy, so its duplicate score is the paired difference (the expert
     field's arm plays the other policy: its score is negated)."""
-    walls = POLICY_WALLS // 10 if ctx.quick else POLICY_WALLS
-    log(f"policies: sichuan compare, {walls:,} walls a cell")
+    sizes = {rules: w // 10 if ctx.quick else w for rules, w in POLICY_WALLS.items()}
+    where = f"{sizes['battle']:,} walls a battle cell, {sizes['flow']:,} a flow cell"
+    log(f"policies: sichuan compare, {where}")
     figs = Figures()
-    for rules in ("battle", "flow"):
+    for rules, walls in sizes.items():
         for part, other, in_expert, in_efficient in POLICY_ARMS:
             for field, spec, arm, sign in (("expert", EXPERT_FIELD, in_expert, -1),
                                            ("efficient", EFFICIENT_FIELD, in_efficient, 1)):
@@ -419,8 +423,8 @@ def bench_policies(ctx: Context) -> Figures:
                 lo, hi = sorted((sign * r["diff_low"], sign * r["diff_high"]))
                 figs.add(f"{rules}_{part}_{field}", f"{rules}, field {field}: {part}=expert − {part}={other}",
                          sign * r["diff"], "", 3, ("interval > 0", lambda _, lo=lo: lo > 0), lo, hi,
-                         grid=(f"expert's policy minus the other, in duplicate ({walls:,} walls a cell; "
-                               "columns: preset / field)", f"{part}=expert − {other}", f"{rules} / {field}"))
+                         grid=(f"expert's policy minus the other, in duplicate ({where}; columns: preset / field)",
+                               f"{part}=expert − {other}", f"{rules} / {field}"))
     return figs
 
 
@@ -976,7 +980,8 @@ earlier entry of the same size (full or quick) that has the figure.
   rate per discard, hands ending with the wall exhausted). Entries before it had **strength**
   instead: each play (random included) 1 vs 3 against three greedy seats in battle, 60,000 walls.
 - **policies**: the expert's exchange and void policies against `shortest` and `fewest` in
-  duplicate (`sichuan compare`, seed 1, 100,000 walls a cell; 10,000 with `--quick`), in the
+  duplicate (`sichuan compare`, seed 1, 100,000 walls a battle cell and 500,000 a flow cell, whose
+  hands spread 2.2 times as wide; a tenth with `--quick`), in the
   expert field (`expert+exchange=expert+void=expert`, the arm plays the other policy, its score
   negated) and the efficient field (`efficient+exchange=shortest+void=fewest`, the arm plays the
   expert's policy), under battle and flow. Each arm differs from its field in that one policy,
