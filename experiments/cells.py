@@ -40,11 +40,11 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from simcore import records
-from simcore.analysis import Z95, Moments, codes, wilson
-from simcore.evaluate import PATTERNS
+from simcore.contract import records
+from simcore.runs.analysis import Z95, Moments, codes, wilson
+from simcore.contract.evaluate import PATTERNS
 
-from .execute import ExperimentError, check_complete, read_manifest, run_dirs
+from experiments.execute import ExperimentError, check_complete, read_manifest, run_dirs
 
 REASONS = records.REASONS
 QUANTILES = (0.01, 0.05, 0.25, 0.5, 0.75, 0.95, 0.99)
@@ -464,7 +464,7 @@ def end_stats(cell: _Cell) -> dict:
 
 def cell_stats(run_dir: Path, sections, threshold: int, expect_hands: int) -> dict:
     """A cell's statistics, streamed over its run chunk by chunk (twice when an SD is asked for)."""
-    from simcore.scan import scan
+    from simcore.runs.scan import scan
 
     manifest = check_complete(run_dir, expect_hands)
     hpm = int(manifest["config"]["rules"]["options"]["hands_per_match"])

@@ -12,7 +12,7 @@ import tempfile
 
 import click
 
-from simcore.messages import one_line as _one_line
+from simcore.contract.messages import one_line as _one_line
 
 
 class ExperimentCliError(click.ClickException):
@@ -40,8 +40,8 @@ def _check_vs(spec, vs):
 
 
 def _run_and_report(spec, out, hands, seed, workers, width, as_json, quiet, vs=None):
-    from .execute import ExperimentError, run_experiment
-    from .report import build, dumps, format_text, save
+    from experiments.execute import ExperimentError, run_experiment
+    from experiments.report import build, dumps, format_text, save
 
     _check_vs(spec, vs)
     try:
@@ -100,7 +100,7 @@ def run_cmd(spec_name, hands, seed, out, workers, width, vs, as_json, quiet):
         sichuan experiment run my-experiment.toml --out runs/mine
         sichuan experiment run my-sweep.toml --vs flush-4.0 --out runs/sweep
     """
-    from .spec import SpecError, load_spec
+    from experiments.spec import SpecError, load_spec
 
     try:
         spec = load_spec(spec_name)
@@ -122,8 +122,8 @@ def report_cmd(exp_dir, width, vs, as_json):
         sichuan experiment report runs/void
         sichuan experiment report runs/void --vs weakest --json
     """
-    from .execute import ExperimentError
-    from .report import build, dumps, format_text
+    from experiments.execute import ExperimentError
+    from experiments.report import build, dumps, format_text
 
     try:
         rep = build(exp_dir, width=width, vs=vs)
@@ -135,7 +135,7 @@ def report_cmd(exp_dir, width, vs, as_json):
 @experiment.command("list")
 def list_cmd():
     """List the shipped experiments."""
-    from .spec import SHIPPED, load_spec
+    from experiments.spec import SHIPPED, load_spec
 
     for name in SHIPPED:
         spec = load_spec(name)
@@ -169,9 +169,9 @@ def compare(a, b, rules_spec, sets, hands, seed, out, workers, width, as_json, q
         sichuan compare greedy efficient
         sichuan compare efficient+void=random efficient --rules kawu --hands 50000
     """
-    from simcore.rules import RuleError, parse_sets
+    from simcore.contract.rules import RuleError, parse_sets
 
-    from .spec import SpecError, parse_spec
+    from experiments.spec import SpecError, parse_spec
 
     try:
         set_dict = parse_sets(list(sets))
@@ -239,7 +239,7 @@ def ladder(plays, fields, presets, walls, seed, threads, focus, as_json, out, qu
 
     from strategies.registry import StrategyError
 
-    from .ladder import LadderError, dumps, format_markdown, format_text, log_stderr, make_config, run_ladder
+    from experiments.ladder import LadderError, dumps, format_markdown, format_text, log_stderr, make_config, run_ladder
 
     try:
         config = make_config(plays, fields, presets, walls, seed, threads, focus)
@@ -247,7 +247,7 @@ def ladder(plays, fields, presets, walls, seed, threads, focus, as_json, out, qu
         raise ExperimentCliError(_one_line(exc)) from None
     if out is not None and Path(out).is_dir():
         raise ExperimentCliError(f"--out {out}: is a directory (expected a file for the markdown report)")
-    from simcore.batch import InvariantError, StrategyAnswerError
+    from simcore.runs.batch import InvariantError, StrategyAnswerError
 
     try:
         rep = run_ladder(config, log=None if quiet else log_stderr)

@@ -26,9 +26,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from simcore.analysis import Z95
+from simcore.runs.analysis import Z95
 
-from .execute import ExperimentError, check_complete, read_manifest, run_dirs
+from experiments.execute import ExperimentError, check_complete, read_manifest, run_dirs
 
 
 DEFINITIONS = [
@@ -79,7 +79,7 @@ def _chunk_nets(tables: dict, dirs: dict) -> tuple[np.ndarray, dict]:
 def seat_nets(exp_dir, manifest: dict | None = None) -> dict[str, pd.DataFrame]:
     """Per arm: a DataFrame indexed by wall (hand) with columns 0-3, the arm's net at seat r in
     rotation r. Whole in memory (for notebooks at the shipped sizes); :func:`comparison` streams."""
-    from simcore.scan import scan_runs
+    from simcore.runs.scan import scan_runs
 
     exp_dir = Path(exp_dir)
     manifest = manifest or read_manifest(exp_dir)
@@ -102,8 +102,8 @@ def paired_moments(exp_dir, manifest: dict | None = None, threads: int | None = 
     """Streamed over the experiment's runs chunk by chunk: per arm the moments of its per-wall
     score (``score``) and of its single-seat nets (``seat``), and per ordered pair of arms the
     moments of their per-wall difference (``diff[(a, b)]``)."""
-    from simcore.analysis import Moments
-    from simcore.scan import scan_runs
+    from simcore.runs.analysis import Moments
+    from simcore.runs.scan import scan_runs
 
     exp_dir = Path(exp_dir)
     manifest = manifest or read_manifest(exp_dir)

@@ -1,4 +1,4 @@
-"""Running an experiment: plan its runs, play them with :func:`simcore.runner.run`, record them.
+"""Running an experiment: plan its runs, play them with :func:`simcore.runs.runner.run`, record them.
 
 An experiment directory holds ``experiment.json`` (the spec, seed, size and, per arm or cell,
 its run directories), the runs in subdirectories (``DIR/<arm>/rot-<r>/``, ``DIR/<cell>/``) and
@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from simcore import files
+from simcore.runs import files
 
-from .spec import Spec, SpecError
+from experiments.spec import Spec, SpecError
 
 MANIFEST = "experiment.json"
 REPORT = "report.json"
@@ -34,7 +34,7 @@ class ExperimentError(RuntimeError):
 @dataclass(frozen=True)
 class PlannedRun:
     reldir: str
-    config: object   # simcore.runner.RunConfig
+    config: object   # simcore.runs.runner.RunConfig
     label: str
 
 
@@ -46,7 +46,7 @@ def duplicate_seats(field: str, arm_seat: str, rotation: int) -> tuple:
 
 def plan(spec: Spec, hands: int, seed: int) -> tuple[list[PlannedRun], dict]:
     """The unique runs of an experiment and, per arm (rotation order) or cell, their directories."""
-    from simcore.runner import RunConfig
+    from simcore.runs.runner import RunConfig
 
     runs: list[PlannedRun] = []
     by_identity: dict[str, str] = {}
@@ -96,8 +96,8 @@ def read_manifest(exp_dir) -> dict:
 def check_complete(run_dir: Path, expect_hands: int) -> dict:
     """The manifest of one of the experiment's runs, after checking that its complete chunks hold
     ``expect_hands`` hands; else an error that says how to finish it."""
-    from simcore import io as rio
-    from simcore.runner import RunConfig
+    from simcore.runs import shards as rio
+    from simcore.runs.runner import RunConfig
 
     try:
         manifest = rio.read_manifest(run_dir)
@@ -115,7 +115,7 @@ def check_complete(run_dir: Path, expect_hands: int) -> dict:
 def load_complete_run(run_dir: Path, columns: dict, expect_hands: int):
     """One of the experiment's runs, loaded whole with ``columns`` (for notebooks at the
     shipped sizes; the reports stream), after :func:`check_complete`."""
-    from simcore import analysis
+    from simcore.runs import analysis
 
     check_complete(run_dir, expect_hands)
     try:
@@ -162,7 +162,7 @@ def _unit(spec: Spec) -> str:
 def _check_seats(runs: list[PlannedRun]) -> None:
     """Load every run's strategies before anything plays, so a strategy file that cannot be used
     stops the experiment with one line at once, not after the runs before it."""
-    from simcore.warmup import warm
+    from simcore.runs.warmup import warm
     from strategies.registry import StrategyError, parse_seats, seat_functions
 
     specs = list(dict.fromkeys(p.config.seats for p in runs))
@@ -178,7 +178,7 @@ def _check_seats(runs: list[PlannedRun]) -> None:
 def run_experiment(spec: Spec, out, hands: int | None = None, seed: int | None = None, workers: int | None = None,
                    log: Callable[[str], None] | None = None) -> dict:
     """Play every missing run of the experiment into ``out``; returns the manifest."""
-    from simcore.runner import RunError, cpu_count, run
+    from simcore.runs.runner import RunError, cpu_count, run
     from strategies.registry import StrategyError
 
     hands = spec.hands if hands is None else int(hands)

@@ -15,7 +15,7 @@ from the same wall by the same dealer (wall w depends only on (seed, w)).
   (r+1)%4, (r+2)%4, (r+3)%4, are ``random``, ``greedy`` and ``efficient``. Its score on wall w is its
   mean net per hand over the four rotations (no baseline is subtracted).
 - A score in a field is the mean over walls with a normal 95% interval over the per-wall scores
-  (``simcore.analysis.mean_ci``); a paired difference between two plays in one field and preset
+  (``simcore.runs.analysis.mean_ci``); a paired difference between two plays in one field and preset
   is the mean of the per-wall differences of their scores, with its interval the same way.
 - **Per-play statistics**, for each preset and field from the seats the play held (4 seat-hands a
   wall), and pooled over the fields: wins per hand (every win: several in blood flow); the
@@ -32,7 +32,7 @@ read from its kong payments (``_split_kongs``: an exposed kong pays one row, a c
 one a row from each liable seat). So where that reading is certain and, in blood flow, the seat
 never won, discards = turns asked - self-drawn wins - own kongs - robbed added kongs. The other
 hands (about a tenth in the battle presets, nearly all in blood flow, where every winner stays
-and is locked) are replayed with the engine's event log on (``simcore.engine.play_traced``, the
+and is locked) are replayed with the engine's event log on (``simcore.engine.kernel.play_traced``, the
 same ``play_hand``) and their discards counted from the log; a replay's nets must equal the
 batch's, and its deal-ins those of the win rows. ``tests/test_ladder.py`` checks the counts
 against a replay of every hand. Dealt-in discards come from the win rows: a discard win's
@@ -49,10 +49,10 @@ from dataclasses import dataclass, field
 import numba as nb
 import numpy as np
 
-from simcore import engine as E
-from simcore import records as rec
-from simcore.analysis import mean_ci
-from simcore.view import Q_TURN, STRATEGY_TYPE
+from simcore.engine import kernel as E
+from simcore.contract import records as rec
+from simcore.runs.analysis import mean_ci
+from simcore.contract.view import Q_TURN, STRATEGY_TYPE
 
 DEFAULT_PLAYS = ("greedy", "efficient", "flush", "defensive", "expert")
 DEFAULT_FIELDS = ("greedy", "efficient", "flush", "defensive", "expert", "mixed")
@@ -138,7 +138,7 @@ def _entries(items, what: str, allow_mixed: bool) -> list[Entry]:
 
 
 def parse_presets(items) -> list[str]:
-    from simcore.rules import PRESETS
+    from simcore.contract.rules import PRESETS
 
     out = []
     for p in split_list(items):
@@ -428,7 +428,7 @@ SIG_REPLAY = nb.types.void(nb.types.uint8[::1], nb.types.UniTuple(STRATEGY_TYPE,
 def _replay_kernel(tab, fns, setup, rfns, arena, states, hands, discards, dealt_in, nets, events):
     """Replay global hands ``hands`` (hand g dealt by g % 4) with the event log on, in
     ``states.shape[0]`` parts of consecutive hands, each part on its own state (its header filled
-    by ``simcore.engine.new_state``); per hand and seat: discards, discards won on, net, and the
+    by ``simcore.engine.kernel.new_state``); per hand and seat: discards, discards won on, net, and the
     events logged. Each hand depends only on (seed, g), so the parts do not change the results."""
     parts = states.shape[0]
     m = hands.shape[0]
@@ -468,8 +468,8 @@ def _replay_kernel(tab, fns, setup, rfns, arena, states, hands, discards, dealt_
 
 def replay_counts(rules, players, seed: int, hands, threads: int | None = None) -> dict:
     """Per replayed hand (rows in the order of ``hands``) and seat: ``discards``, ``dealt_in``
-    and ``net``, counted from the engine's event log (``simcore.engine.play_traced``)."""
-    from simcore.tables import load_tables
+    and ``net``, counted from the engine's event log (``simcore.engine.kernel.play_traced``)."""
+    from simcore.contract.tables import load_tables
     from strategies.registry import players_of
 
     players = players_of(players)
@@ -498,7 +498,7 @@ def replay_counts(rules, players, seed: int, hands, threads: int | None = None) 
 
 def play_table(rules, plan: TablePlan, walls: int, seed: int, threads: int | None = None) -> Table:
     """Play one table's walls with ``run_batch`` and count its stat seats' discards exactly."""
-    from simcore.batch import run_batch
+    from simcore.runs.batch import run_batch
     from strategies.registry import seat_functions
 
     threads = threads or nb.config.NUMBA_NUM_THREADS
@@ -544,7 +544,7 @@ def _stats_dict(c: dict) -> dict:
 
 def run_preset(config: Config, preset_name: str, tables: list[TablePlan], log=None, counter=None) -> dict:
     """One preset's scores, paired differences and per-play statistics."""
-    from simcore.rules import preset
+    from simcore.contract.rules import preset
 
     rules = preset(preset_name)
     walls = config.walls
@@ -636,7 +636,7 @@ def command_of(config: Config) -> str:
 def run_ladder(config: Config, log=None) -> dict:
     """The whole ladder as a JSON-ready dict (``per_wall`` kept aside: ``result["_scores"]``
     holds each preset's per-wall score arrays, for tests and notebooks)."""
-    from simcore.warmup import warm
+    from simcore.runs.warmup import warm
 
     t0 = time.perf_counter()
     tables = plan_tables(config)

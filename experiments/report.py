@@ -10,7 +10,7 @@ import json
 import math
 from pathlib import Path
 
-from .execute import REPORT, ExperimentError, read_manifest, write_json
+from experiments.execute import REPORT, ExperimentError, read_manifest, write_json
 
 
 def build(exp_dir, width: float | None = None, vs: str | None = None) -> dict:
@@ -19,17 +19,17 @@ def build(exp_dir, width: float | None = None, vs: str | None = None) -> dict:
     exp_dir = Path(exp_dir)
     manifest = read_manifest(exp_dir)
     if vs is not None:
-        from .duplicate import reference_arm
+        from experiments.duplicate import reference_arm
 
         reference_arm(exp_dir, manifest, vs)    # a bad --vs is an error before anything is read
     if not manifest.get("complete"):
         raise ExperimentError(f"{exp_dir} is incomplete: rerun the `sichuan experiment run` command to finish it")
     if manifest["spec"]["kind"] == "duplicate":
-        from .duplicate import comparison
+        from experiments.duplicate import comparison
 
         rep = comparison(exp_dir, width=width, manifest=manifest, vs=vs)
     else:
-        from .cells import cells_report
+        from experiments.cells import cells_report
 
         rep = cells_report(exp_dir, manifest=manifest)
     rep["directory"] = str(exp_dir)
@@ -153,7 +153,7 @@ def _format_duplicate(rep: dict) -> str:
 
 def _value(v) -> str:
     """A swept value as the spec gave it (and as it went into the seat spec)."""
-    from .spec import value_text
+    from experiments.spec import value_text
 
     return value_text(v)
 

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field as dc_field
 from pathlib import Path
 from typing import Any
 
-from simcore.messages import one_line as _one_line
+from simcore.contract.messages import one_line as _one_line
 
 SPEC_DIR = Path(__file__).resolve().parent
 SHIPPED = ("exchange", "exchange-efficient", "void", "void-efficient", "flower-pigs", "battle-vs-flow", "rule-sets")
@@ -46,7 +46,7 @@ class Rules:
 
     spec: str
     sets: dict
-    rules: Any  # simcore.rules.RuleSet
+    rules: Any  # simcore.contract.rules.RuleSet
 
     def to_json(self) -> dict:
         return {"preset": self.rules.preset, "options": self.rules.options()}
@@ -201,7 +201,7 @@ def _seats(text: str, source: str, key: str, strategy_dir: Path | None = None) -
 
 
 def _rules(spec: Any, sets: Any, base_dir: Path, source: str, key: str) -> Rules:
-    from simcore.rules import PRESETS, resolve
+    from simcore.contract.rules import PRESETS, resolve
 
     if spec is None:
         spec = "battle"

@@ -38,7 +38,7 @@ from IPython.display import Markdown, display
 import experiments
 from experiments.cells import match_totals
 from experiments.findings import bvf_sentences
-from simcore import analysis
+from simcore.runs import analysis
 
 if not (EXPERIMENT / "experiment.json").is_file():
     raise FileNotFoundError(f"no experiment in {EXPERIMENT}: run `make notebooks`, or "

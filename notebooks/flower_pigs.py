@@ -41,7 +41,7 @@ from IPython.display import Markdown, display
 
 import experiments
 from experiments.findings import pigs_sentences
-from simcore import analysis
+from simcore.runs import analysis
 
 if not (EXPERIMENT / "experiment.json").is_file():
     raise FileNotFoundError(f"no experiment in {EXPERIMENT}: run `make notebooks`, or "

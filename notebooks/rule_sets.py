@@ -43,8 +43,8 @@ from IPython.display import Markdown, display
 
 import experiments
 from experiments.findings import rules_sentences
-from simcore import analysis
-from simcore.evaluate import PATTERNS
+from simcore.runs import analysis
+from simcore.contract.evaluate import PATTERNS
 
 if not (EXPERIMENT / "experiment.json").is_file():
     raise FileNotFoundError(f"no experiment in {EXPERIMENT}: run `make notebooks`, or "

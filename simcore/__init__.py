@@ -1,23 +1,82 @@
-"""Sichuan mahjong Monte Carlo simulator: jitted core, rule sets, runs and analysis."""
+"""Sichuan mahjong Monte Carlo simulator: jitted core, rule sets, runs and analysis.
 
+The package is layered, bottom to top (docs/ARCHITECTURE.md: Layers): ``simcore.contract`` (tiles,
+rules, evaluation, the strategy contract), ``simcore.engine`` (the jitted hand, the batch, the
+sampler), ``strategies`` (players and the registry), ``simcore.runs`` (run directories and their
+analysis), ``simcore.inspection`` (one hand at a time: traces, scenarios, the reviewer, the
+viewer), and here the public API, the CLI, the version and the numba cache set-up.
+
+Public API: :func:`simulate`, :func:`replay`, :func:`analyze`, :func:`load`, :func:`sql`. Every
+import of a layer is lazy (each worker process imports this package).
+"""
+
+import importlib
+import importlib.abc
+import importlib.util
+import sys
 import warnings
 
 from numba.core.errors import NumbaExperimentalFeatureWarning
 
-from .numba_cache import configure as _configure_numba_cache
+from simcore.numba_cache import configure as _configure_numba_cache
 
 _configure_numba_cache()  # before any jitted module is imported
 
 # Strategies are numba first-class functions, which numba still labels experimental.
 warnings.filterwarnings("ignore", category=NumbaExperimentalFeatureWarning)
 
-__all__ = ["__version__", "simulate", "replay", "analyze"]
+__all__ = ["__version__", "simulate", "replay", "analyze", "load", "sql"]
 
-from .version import __version__
+from simcore.version import __version__  # noqa: E402
+
+# Modules that user code imports by their names before the layers were folders: the same module
+# objects, under both names (``import simcore.view`` is ``simcore.contract.view``).
+MOVED = {
+    "simcore.tiles": "simcore.contract.tiles",
+    "simcore.rules": "simcore.contract.rules",
+    "simcore.evaluate": "simcore.contract.evaluate",
+    "simcore.view": "simcore.contract.view",
+    "simcore.hand": "simcore.inspection.hand",
+    "simcore.analysis": "simcore.runs.analysis",
+}
+
+
+class _MovedModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Imports an old module name as the module it moved to (loaded on first use)."""
+
+    def find_spec(self, name, path=None, target=None):
+        return importlib.util.spec_from_loader(name, self) if name in MOVED else None
+
+    def create_module(self, spec):
+        module = importlib.import_module(MOVED[spec.name])
+        spec.loader_state = module.__spec__  # the import machinery sets the alias's spec on it
+        return module
+
+    def exec_module(self, module):
+        module.__spec__ = module.__spec__.loader_state
+
+
+if not any(isinstance(f, _MovedModules) for f in sys.meta_path):
+    sys.meta_path.append(_MovedModules())
+
+# Functions re-exported from the layers, imported on first use.
+_LAZY = {"load": "simcore.runs.analysis", "sql": "simcore.runs.analysis"}
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    if "simcore." + name in MOVED:
+        return importlib.import_module("simcore." + name)
+    raise AttributeError(f"module 'simcore' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY) | {m.split(".")[1] for m in MOVED})
 
 
 def simulate(hands: int = 10_000, rules="battle", sets=None, seats: str | None = None, seed: int = 0,
-             matches: int | None = None, out=None, workers: int | None = 1, chunk_hands: int = 100_000):
+             matches: int | None = None, out=None, workers: int | None = 1, chunk_hands: int | None = None):
     """Run a small simulation from Python and return it loaded as pandas DataFrames.
 
     ``rules`` is a preset name, a TOML path or a RuleSet; ``sets`` a dict or list of
@@ -32,9 +91,9 @@ def simulate(hands: int = 10_000, rules="battle", sets=None, seats: str | None =
     """
     import tempfile
 
-    from . import analysis
-    from .rules import resolve
-    from .runner import RunConfig, run as run_chunks
+    from simcore.contract.rules import resolve
+    from simcore.runs import DEFAULT_CHUNK_HANDS, analysis
+    from simcore.runs.runner import RunConfig, run as run_chunks
     from strategies.registry import parse_seats
 
     rs = resolve(rules, sets)
@@ -42,7 +101,8 @@ def simulate(hands: int = 10_000, rules="battle", sets=None, seats: str | None =
     n = matches if matches is not None else hands
     if n is None or n <= 0:
         raise ValueError("the number of hands (or matches) must be positive")
-    cfg = RunConfig(rs, specs, seed, "matches" if matches is not None else "hands", int(n), chunk_hands)
+    cfg = RunConfig(rs, specs, seed, "matches" if matches is not None else "hands", int(n),
+                    chunk_hands or DEFAULT_CHUNK_HANDS)
     if out is not None:
         run_chunks(out, cfg, workers=workers)
         return analysis.load(out)
@@ -67,7 +127,7 @@ def replay(hands=0, rules="battle", sets=None, seats: str | None = None, seed: i
         >>> simcore.replay(3, rules="flow", seed=1)          # in a notebook: the viewer
         >>> simcore.replay("0-9", run="runs/demo").save("hands.html")
     """
-    from .viewer import HandViewer, MAX_HANDS, ViewerError
+    from simcore.inspection.page import HandViewer, MAX_HANDS, ViewerError
 
     if events is not None:
         if isinstance(events, (str, bytes)) or hasattr(events, "__fspath__"):
@@ -85,26 +145,26 @@ def replay(hands=0, rules="battle", sets=None, seats: str | None = None, seed: i
     if len(hands) > MAX_HANDS:
         raise ViewerError(f"{len(hands)} hands, but one page shows at most {MAX_HANDS}")
     if run is not None:
-        from .runs import hands_of_run, traced_hands_of_run
+        from simcore.inspection.run_hands import hands_of_run, traced_hands_of_run
 
         traced = traced_hands_of_run(run, hands)
         setups = hands_of_run(run, hands) if review is not None else []
     else:
-        from .rules import resolve
-        from .trace import trace_hand
+        from simcore.contract.rules import resolve
+        from simcore.inspection.trace import trace_hand
         from strategies.registry import parse_seats, seat_functions
 
         rs = resolve(rules, sets)
         specs = parse_seats(seats)
         fns = seat_functions(specs)
-        from .runs import RunHand
+        from simcore.inspection.run_hands import RunHand
 
         names = [s.canonical for s in specs]
         traced = [trace_hand(rs, fns, names, seed, int(g)) for g in hands]
         setups = [RunHand(rs, fns, names, seed, int(g), int(g) % 4, [0, 0, 0, 0]) for g in hands]
     reviews = None
     if review is not None:
-        from .analyze import review as judge
+        from simcore.inspection.review import review as judge
 
         reviews = [None if t.error_message() else judge(h, review, rollouts, policy) for t, h in zip(traced, setups)]
     return HandViewer([t.events for t in traced], reviews=reviews)
@@ -113,13 +173,13 @@ def replay(hands=0, rules="battle", sets=None, seats: str | None = None, seed: i
 def analyze(run=None, hand: int = 0, seat: int = 0, decision: int | None = None, rollouts: int = 500,
             policy: str = "expert", rules="battle", sets=None, seats: str | None = None, seed: int = 0,
             discards: int = 14, progress: bool = False):
-    """Judge a seat's decisions in one hand by rollouts (``simcore.analyze.analyze``): a DataFrame,
+    """Judge a seat's decisions in one hand by rollouts (``simcore.inspection.review.analyze``): a DataFrame,
     one row per candidate answer of each decision, with its mean net, 95% interval, gap to the
     best (paired) and whether the seat chose it. The same as ``sichuan analyze``.
 
         >>> import simcore
         >>> simcore.analyze(hand=3, seat=0, decision=0, rollouts=1000)   # the exchange of hand 3
     """
-    from .analyze import analyze as _analyze
+    from simcore.inspection.review import analyze as _analyze
 
     return _analyze(run, hand, seat, decision, rollouts, policy, rules, sets, seats, seed, discards, progress)

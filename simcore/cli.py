@@ -2,7 +2,7 @@
 
 Every command that plays hands (simulate, trace, ...) takes the same rule options; they are
 defined once here as click decorators (:func:`rules_options`, or :func:`rules_option` and
-:func:`set_option` separately) and turned into a :class:`~simcore.rules.RuleSet` by
+:func:`set_option` separately) and turned into a :class:`~simcore.contract.rules.RuleSet` by
 :func:`resolve_rules`.  A bad preset, option, value or rule file is reported as one line
 ``Error: <message>`` on stderr with exit status 2, never as a traceback.
 """
@@ -13,9 +13,10 @@ import json
 
 import click
 
-from simcore import rules as rules_mod
-from simcore.messages import one_line as _one_line
-from simcore.rules import DEFAULT_PRESET, RuleSet
+from simcore.contract import rules as rules_mod
+from simcore.contract.messages import one_line as _one_line
+from simcore.contract.rules import DEFAULT_PRESET, RuleSet
+from simcore.runs import DEFAULT_CHUNK_HANDS
 from simcore.version import __version__
 
 def package_version() -> str:
@@ -242,13 +243,13 @@ def seats_option(f):
 def resolve_seats(spec, to_play=False):
     """Seat spec -> (SeatSpec list, the engine's function tuple); errors as one line. With
     ``to_play`` (a command that plays a batch) a cold cache compiles the engine alongside
-    (``simcore.warmup``)."""
+    (``simcore.runs.warmup``)."""
     from strategies.registry import StrategyError, parse_seats, seat_functions
 
     try:
         seats = parse_seats(spec)
         if to_play:
-            from simcore.warmup import warm
+            from simcore.runs.warmup import warm
 
             warm([",".join(s.canonical for s in seats)])
         return seats, seat_functions(seats)
@@ -294,7 +295,7 @@ def rollout_options(f):
 @seats_option
 @click.option("--format", "fmt", type=click.Choice(["json", "text", "html"]), default="json", show_default=True,
               help="json: TRACE.md's JSON Lines; text: one readable line per event; html: a page that replays "
-                   "the hands in a browser (needs -o; at most 500 hands a page, simcore.viewer.MAX_HANDS).")
+                   "the hands in a browser (needs -o; at most 500 hands a page, simcore.inspection.page.MAX_HANDS).")
 @click.option("-o", "--out", "out", type=click.Path(dir_okay=False, writable=True), default=None, metavar="FILE",
               help="Write to FILE instead of standard output (required by --format html).")
 @click.option("--review", "review_seat", type=click.IntRange(0, 3), default=None, metavar="SEAT",
@@ -321,15 +322,15 @@ def trace_cmd(run_dir, rules_spec, sets, seed, hands, seats_spec, fmt, out, revi
         sichuan trace --rules flow --seed 1 --hand 0 --format html -o hand.html
         sichuan trace --seed 7 --hand 3 --format html --review 0 -o review.html
     """
-    from simcore.runs import RunHand
-    from simcore.trace import to_jsonl, to_text, trace_hand
+    from simcore.inspection.run_hands import RunHand
+    from simcore.inspection.trace import to_jsonl, to_text, trace_hand
 
     wanted = parse_hand_range(hands)
     if review_seat is not None and fmt != "html":
         raise CliError("--review draws its judgements on the page: add --format html -o FILE.html "
                        "(for a table of them, sichuan analyze)")
     if fmt == "html":
-        from simcore.viewer import MAX_HANDS
+        from simcore.inspection.page import MAX_HANDS
 
         if out is None:
             raise CliError("--format html writes a file: add -o FILE.html")
@@ -337,7 +338,7 @@ def trace_cmd(run_dir, rules_spec, sets, seed, hands, seats_spec, fmt, out, revi
             raise CliError(f"--hand {hands}: {len(wanted)} hands, but one page shows at most {MAX_HANDS}; "
                            f"ask for a smaller range")
     if run_dir is not None:
-        from simcore.runs import hands_of_run, traced_hands_of_run
+        from simcore.inspection.run_hands import hands_of_run, traced_hands_of_run
 
         try:
             traced = traced_hands_of_run(run_dir, wanted, rules_spec=rules_spec, sets=sets,
@@ -359,7 +360,7 @@ def trace_cmd(run_dir, rules_spec, sets, seed, hands, seats_spec, fmt, out, revi
     if first_error is not None:
         traced = traced[:first_error[0] + 1]
     if fmt == "html":
-        from simcore.viewer import HandViewer
+        from simcore.inspection.page import HandViewer
 
         reviews = None
         if review_seat is not None:
@@ -414,7 +415,7 @@ def _progress_printer(label: str):
 
 def _totals(run_dir, by: str):
     """The run's streamed totals (``analysis.totals``), errors as one line."""
-    from simcore import analysis, io as rio
+    from simcore.runs import analysis, shards as rio
 
     try:
         return rio.read_manifest(run_dir), analysis.totals(run_dir, by)
@@ -423,7 +424,7 @@ def _totals(run_dir, by: str):
 
 
 def _format_summary(run_dir, by: str) -> str:
-    from simcore import analysis
+    from simcore.runs import analysis
 
     m, totals = _totals(run_dir, by)
     table = totals.summary()
@@ -478,7 +479,7 @@ def _summary_json(run_dir, by: str) -> dict:
 @seats_option
 @click.option("--out", "out", required=True, metavar="DIR", help="Run directory (created; an existing run is resumed or extended).")
 @click.option("--workers", type=click.IntRange(min=1), default=None, help="Worker processes [default: the machine's cores].")
-@click.option("--chunk-hands", type=click.IntRange(min=1), default=100_000, show_default=True,
+@click.option("--chunk-hands", type=click.IntRange(min=1), default=DEFAULT_CHUNK_HANDS, show_default=True,
               help="Hands per chunk: the unit of work, checkpoint and progress (whole matches in match mode).")
 @click.option("--executor", "executor_kind", type=click.Choice(["local", "dask"]), default="local", show_default=True,
               help="local: worker processes on this machine; dask: a Dask cluster (see --scheduler).")
@@ -508,7 +509,7 @@ def simulate_cmd(rules_spec, sets, n_hands, n_matches, seed, seats_spec, out, wo
         raise CliError(f"--{'hands' if n_hands is not None else 'matches'} must be positive, got {n}")
     rules = resolve_rules(rules_spec, sets)
     seats, _ = resolve_seats(seats_spec, to_play=True)
-    from simcore.runner import RunConfig, RunError, RunInterrupted, run
+    from simcore.runs.runner import RunConfig, RunError, RunInterrupted, run
 
     cfg = RunConfig(rules, tuple(s.canonical for s in seats), seed, "hands" if n_hands is not None else "matches", n, chunk_hands)
     try:
@@ -571,7 +572,7 @@ def sql_cmd(run_dir, query, as_csv, as_json, max_rows):
         sichuan sql runs/big "SELECT strategy, avg(flower_pig::int) AS pig_rate FROM seats GROUP BY ALL"
         sichuan sql runs/big "SELECT reason, sum(amount) FROM payments GROUP BY ALL ORDER BY 2 DESC" --csv
     """
-    from simcore import analysis
+    from simcore.runs import analysis
 
     if as_csv and as_json:
         raise CliError("choose one of --csv and --json")
@@ -627,7 +628,7 @@ def analyze_cmd(run_dir, rules_spec, sets, seed, hand, seat, decision, rollouts,
         sichuan analyze --seed 7 --hand 3 --seat 0 --decision 0 --rollouts 1000
         sichuan analyze runs/demo --hand 12 --seat 2 --rollouts 200
     """
-    from simcore.analyze import hand_setup, judge_hand
+    from simcore.inspection.review import hand_setup, judge_hand
 
     try:
         if run_dir is not None:
@@ -659,7 +660,7 @@ def analyze_cmd(run_dir, rules_spec, sets, seed, hand, seat, decision, rollouts,
 
 def _review(h, seat: int, rollouts: int, policy: str, discards: int) -> dict:
     """``analyze.review`` of one hand, with a line of progress for it."""
-    from simcore.analyze import review
+    from simcore.inspection.review import review
 
     click.echo(f"reviewing seat {seat} in hand {h.g} ({rollouts} rollouts a decision) ...", err=True)
     try:
@@ -699,7 +700,7 @@ def strategies_cmd(check_spec, situations):
     if check_spec is None:
         click.echo(describe_builtins())
         return
-    from simcore.conformance import check_spec as run_check
+    from simcore.inspection.conformance import check_spec as run_check
 
     try:
         report = run_check(check_spec, situations=situations)

@@ -21,27 +21,30 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("simcore", "strategies")
-CONSTANT_MODULES = ("rules.py", "tiles.py", "nrt.py", "records.py")  # read by jitted code, not cached themselves
-SELF_CONTAINED = ("bench.py",)  # its cached helper uses nothing of ours: edits need no recompile
+# read by jitted code, not cached themselves (paths relative to ROOT)
+CONSTANT_MODULES = ("simcore/contract/rules.py", "simcore/contract/tiles.py", "simcore/contract/nrt.py",
+                    "simcore/contract/records.py")
 CACHED_JIT = re.compile(r"njit\([^)]*cache=True")
 
 
 def jitted_sources(root: Path = ROOT) -> list[Path]:
-    """The files whose content the compiled code depends on."""
+    """The files whose content the compiled code depends on, in every subpackage."""
     files = []
     for package in PACKAGES:
-        for path in sorted((root / package).glob("*.py")):
-            if path.name in SELF_CONTAINED:
-                continue
-            if path.name in CONSTANT_MODULES or CACHED_JIT.search(path.read_text(encoding="utf-8")):
+        for path in sorted((root / package).rglob("*.py")):
+            rel = path.relative_to(root).as_posix()
+            if rel in CONSTANT_MODULES or CACHED_JIT.search(path.read_text(encoding="utf-8")):
                 files.append(path)
     return files
 
 
-def source_key(files: list[Path]) -> str:
+def source_key(files: list[Path], root: Path = ROOT) -> str:
+    """A hash of the files' repo-relative paths and contents: a module moved to another
+    subpackage, or two files of one name in different folders, key differently."""
     h = hashlib.blake2b(digest_size=8)
     for path in files:
-        h.update(path.name.encode())
+        h.update(path.relative_to(root).as_posix().encode())
+        h.update(b"\0")
         h.update(path.read_bytes())
     return h.hexdigest()
 

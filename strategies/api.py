@@ -1,26 +1,23 @@
-"""What a strategy author imports: the contract (``simcore.view``) plus fast helpers.
+"""What a strategy author imports: the contract (``simcore.contract.view``) plus fast helpers.
 
 A strategy is ``@numba.njit(STRATEGY_SIG, cache=True)`` on ``f(question, view, tab) -> int``;
-``simcore.view`` documents the questions, answers and view slots, and
+``simcore.contract.view`` documents the questions, answers and view slots, and
 ``strategies/example_user_strategy.py`` is a worked example. The evaluation helpers come from
-``strategies.core`` (fast, allocation-free, table based) and ``simcore.evaluate`` (exact).
+``strategies.core`` (fast, allocation-free, table based) and ``simcore.contract.evaluate`` (exact).
 """
 
 from __future__ import annotations
 
 import numba as nb
 
-from simcore.evaluate import is_win, regular_shanten_codes, shanten, shanten_exact, waits_mask  # noqa: F401
-from simcore.view import *  # noqa: F401,F403  (the contract is part of this API)
-from simcore.tiles import N_KINDS
-from simcore.view import V_HAND
+from simcore.contract.evaluate import is_win, regular_shanten_codes, shanten, shanten_exact, waits_mask  # noqa: F401
+from simcore.contract.view import *  # noqa: F401,F403  (the contract is part of this API)
+from simcore.contract.tiles import N_KINDS
+from simcore.contract.view import V_HAND
 
-from .core import (  # noqa: F401
-    INF, NO_TILE, isolation, live, my_melds, my_void, near_mask, prepare, shanten_minus, shanten_moved, shanten_of,
-    ukeire,
-)
-from .params import Param, parameters  # noqa: F401
-from .value import VALUE_SCRATCH, WAIT_VALUES, rules_of, wait_values, win_context, win_value  # noqa: F401
+from strategies.core import INF, NO_TILE, isolation, live, my_melds, my_void, near_mask, prepare, shanten_minus, shanten_moved, shanten_of, ukeire
+from strategies.params import Param, parameters  # noqa: F401
+from strategies.value import VALUE_SCRATCH, WAIT_VALUES, rules_of, wait_values, win_context, win_value  # noqa: F401
 
 
 @nb.njit(cache=True, inline="always")

@@ -5,7 +5,7 @@ the flush player, any ignored suit's set to 0), their table classes and the seve
 counts. ``shanten_moved`` then evaluates the hand with one tile removed and/or one added by
 re-classing only the suits that change: three table loads per evaluation (ARCHITECTURE.md: Hot
 path). Everything here is the fast path: declared sets count as k sets without capping
-targets (``simcore.evaluate.shanten_exact`` caps them). Like the engine's helpers, these
+targets (``simcore.contract.evaluate.shanten_exact`` caps them). Like the engine's helpers, these
 allocate nothing and are compiled with ``_nrt=False`` (no reference counting on calls).
 """
 
@@ -16,11 +16,11 @@ from collections import namedtuple
 import numba as nb
 import numpy as np
 
-from simcore.evaluate import POW5, moved_slots, seven_pairs_from_slots, shift_code, slots2
-from simcore.nrt import nonneg
-from simcore.tables import PAIR_OFF, STRIDE, final_at
-from simcore.tiles import N_KINDS
-from simcore.view import V_CODES, V_HAND, V_ME, V_N1, V_N2, V_N_MELDS, V_VISIBLE, V_VOID
+from simcore.contract.evaluate import POW5, moved_slots, seven_pairs_from_slots, shift_code, slots2
+from simcore.contract.nrt import nonneg
+from simcore.contract.tables import PAIR_OFF, STRIDE, final_at
+from simcore.contract.tiles import N_KINDS
+from simcore.contract.view import V_CODES, V_HAND, V_ME, V_N1, V_N2, V_N_MELDS, V_VISIBLE, V_VOID
 
 INF = 99
 NO_TILE = np.int64(-1)

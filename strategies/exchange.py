@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import numba as nb
 
-from simcore.evaluate import regular_shanten_codes
-from simcore.nrt import nonneg
-from simcore.view import Q_EXCHANGE, V_HAND, pack3, param_int, rand_below, unpack3
+from simcore.contract.evaluate import regular_shanten_codes
+from simcore.contract.nrt import nonneg
+from simcore.contract.view import Q_EXCHANGE, V_HAND, pack3, param_int, rand_below, unpack3
 
-from .params import Param, parameters
+from strategies.params import Param, parameters
 
 
 @nb.njit(cache=True, _nrt=False)

@@ -32,26 +32,16 @@ import math
 import numba as nb
 import numpy as np
 
-from simcore.evaluate import moved_slots, seven_pairs_from_slots
-from simcore.nrt import nonneg
-from simcore.rules import (
-    R_ADDED_KONG_DRAWN_ONLY, R_FAN_ALL_TRIPLETS, R_FAN_CAP, R_FAN_FULL_FLUSH, R_FAN_ROOT, R_FAN_SEVEN_PAIRS, R_FLOW,
-    R_KONG_PAY_ADDED, R_KONG_PAY_EXPOSED, R_KONG_WHILE_VOID, R_SELF_DRAW_BONUS,
-)
-from simcore.tiles import N_KINDS
-from simcore.view import (
-    A_KONG, A_WIN, C_KONG, C_PASS, C_PUNG, C_WIN, M_PUNG, Q_CLAIM, Q_ROB, Q_TURN, V_CAN_WIN, V_HAND, V_KONG_MASK, V_LOCKED, V_ME, V_MELD_KIND, V_MELD_TILE, V_MUST_VOID, V_N_MELDS, V_N_DISCARDS, V_DISC_SEQ, N_DISC_SEQ,
-    V_AFTER_PUNG, V_CAN_PUNG, V_OUT, V_RULES, V_SCRATCH, V_TILE, V_VISIBLE, V_VOID, V_VOID_CAP, V_WALL_LEFT, V_WINS,
-    discard_seat, discard_tile, param_float, param_int,
-)
+from simcore.contract.evaluate import moved_slots, seven_pairs_from_slots
+from simcore.contract.nrt import nonneg
+from simcore.contract.rules import R_ADDED_KONG_DRAWN_ONLY, R_FAN_ALL_TRIPLETS, R_FAN_CAP, R_FAN_FULL_FLUSH, R_FAN_ROOT, R_FAN_SEVEN_PAIRS, R_FLOW, R_KONG_PAY_ADDED, R_KONG_PAY_EXPOSED, R_KONG_WHILE_VOID, R_SELF_DRAW_BONUS
+from simcore.contract.tiles import N_KINDS
+from simcore.contract.view import A_KONG, A_WIN, C_KONG, C_PASS, C_PUNG, C_WIN, M_PUNG, Q_CLAIM, Q_ROB, Q_TURN, V_CAN_WIN, V_HAND, V_KONG_MASK, V_LOCKED, V_ME, V_MELD_KIND, V_MELD_TILE, V_MUST_VOID, V_N_MELDS, V_N_DISCARDS, V_DISC_SEQ, N_DISC_SEQ, V_AFTER_PUNG, V_CAN_PUNG, V_OUT, V_RULES, V_SCRATCH, V_TILE, V_VISIBLE, V_VOID, V_VOID_CAP, V_WALL_LEFT, V_WINS, discard_seat, discard_tile, param_float, param_int
 
-from .core import (
-    INF, NO_TILE, discard_shantens, isolation, live, live_draws, my_void, near_mask, plus_classes, prepare,
-    shanten_minus, shanten_moved, suit_weight, ukeire_fast_weighted, ukeire_weighted,
-)
-from .params import Param, parameters
-from .value import VALUE_SCRATCH, wait_values, win_context, win_value
-from .play import DANGER_UNIT, _hopeless, claim_set, danger, seats_playing, suit_counts, threats, void_discard
+from strategies.core import INF, NO_TILE, discard_shantens, isolation, live, live_draws, my_void, near_mask, plus_classes, prepare, shanten_minus, shanten_moved, suit_weight, ukeire_fast_weighted, ukeire_weighted
+from strategies.params import Param, parameters
+from strategies.value import VALUE_SCRATCH, wait_values, win_context, win_value
+from strategies.play import DANGER_UNIT, _hopeless, claim_set, danger, seats_playing, suit_counts, threats, void_discard
 
 # scratch: 0..53 the discard search's work (as choose_discard's), 54..62 the threat tracking of
 # strategies.play (must start at zero), 63 the plan of the seat's latest turn, 64 one plus the

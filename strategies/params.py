@@ -14,7 +14,7 @@ A strategy declares its parameters once, built-in or user file alike::
         cost = param_float(view, 1)
         ...
 
-In the view each value is one int64 slot (``simcore.view.V_PARAMS``): an int as itself, a float as
+In the view each value is one int64 slot (``simcore.contract.view.V_PARAMS``): an int as itself, a float as
 its float64 bit pattern, a choice as its index in the choices. Seat specs and outputs carry the
 canonical form: every parameter in declaration order, numbers in their shortest text.
 """
@@ -27,8 +27,8 @@ from typing import Any
 
 import numpy as np
 
-from simcore.messages import did_you_mean
-from simcore.view import N_PARAMS, N_SCRATCH
+from simcore.contract.messages import did_you_mean
+from simcore.contract.view import N_PARAMS, N_SCRATCH
 
 _DECLARED: dict = {}
 
@@ -105,7 +105,7 @@ def parameters(*params: Param, scratch: int | None = None, rollout: str | None =
     ``N_PARAMS`` (16), in the order the strategy reads them. ``scratch``: how many of its
     scratch slots (from ``V_SCRATCH``) must start each hand at zero; undeclared, all
     ``N_SCRATCH`` do (a strategy that declares fewer lets the engine zero less). ``rollout``:
-    the strategy searches (``simcore.arena``), and this choice parameter names its rollout
+    the strategy searches (``simcore.contract.arena``), and this choice parameter names its rollout
     policy, a play whose own exchange and void policies come with it."""
     if len(params) > N_PARAMS:
         raise ParamError(f"a strategy declares at most {N_PARAMS} parameters, not {len(params)}")

@@ -15,23 +15,13 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from simcore.evaluate import waits_mask
-from simcore.nrt import nonneg
-from simcore.tiles import N_KINDS
-from simcore.view import (
-    A_KONG, A_WIN, C_KONG, C_PASS, C_PUNG, C_WIN, M_KONG_CONCEALED, M_PUNG, N_DISC_SEQ, Q_CLAIM, Q_ROB, Q_TURN,
-    V_CAN_KONG, V_CAN_PUNG, V_CAN_WIN, V_DISC_SEQ, V_FLOW, V_HAND, V_KONG_MASK, V_LOCKED,
-    V_MELD_KIND, V_MELD_TILE, V_ME, V_MUST_VOID, V_N_DISCARDS, V_N_MELDS, V_OUT, V_REVEALED, V_SCRATCH,
-    V_TILE, V_VISIBLE, V_VOID, V_WALL_LEFT, V_WINS, discard_seat, discard_tile, rand_below,
-)
+from simcore.contract.evaluate import waits_mask
+from simcore.contract.nrt import nonneg
+from simcore.contract.tiles import N_KINDS
+from simcore.contract.view import A_KONG, A_WIN, C_KONG, C_PASS, C_PUNG, C_WIN, M_KONG_CONCEALED, M_PUNG, N_DISC_SEQ, Q_CLAIM, Q_ROB, Q_TURN, V_CAN_KONG, V_CAN_PUNG, V_CAN_WIN, V_DISC_SEQ, V_FLOW, V_HAND, V_KONG_MASK, V_LOCKED, V_MELD_KIND, V_MELD_TILE, V_ME, V_MUST_VOID, V_N_DISCARDS, V_N_MELDS, V_OUT, V_REVEALED, V_SCRATCH, V_TILE, V_VISIBLE, V_VOID, V_WALL_LEFT, V_WINS, discard_seat, discard_tile, rand_below
 
-from .core import (
-    INF, NO_KEY, NO_TILE, add_tiles, code_and_rest, discard_shantens, final_shanten, isolation, isolation_at, klass,
-    live_draws,
-    lowest_shanten_discard, my_void, near_mask, plus_classes, prepare, shanten_minus, shanten_moved, shanten_of,
-    ukeire, ukeire_fast,
-)
-from .params import parameters
+from strategies.core import INF, NO_KEY, NO_TILE, add_tiles, code_and_rest, discard_shantens, final_shanten, isolation, isolation_at, klass, live_draws, lowest_shanten_discard, my_void, near_mask, plus_classes, prepare, shanten_minus, shanten_moved, shanten_of, ukeire, ukeire_fast
+from strategies.params import parameters
 
 GREEDY, EFFICIENT, DEFENSIVE = np.int64(0), np.int64(1), np.int64(2)
 SCR_SHANTEN = np.int64(V_SCRATCH)     # choose_discard: shanten after discarding t

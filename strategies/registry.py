@@ -22,18 +22,16 @@ from pathlib import Path
 import numba as nb
 import numpy as np
 
-from simcore.arena import AR_HEADER, AR_LEN, AR_SETUP, AR_STATE_LEN, arena_len
-from simcore.messages import did_you_mean
-from simcore.view import N_PARAMS, SETUP_LEN, SETUP_SCRATCH, STRATEGY_SIG
+from simcore.contract.arena import AR_HEADER, AR_LEN, AR_SETUP, AR_STATE_LEN, arena_len
+from simcore.contract.messages import did_you_mean
+from simcore.contract.view import N_PARAMS, SETUP_LEN, SETUP_SCRATCH, STRATEGY_SIG
 
-from . import exchange as _exchange
-from . import expert as _expert
-from . import play as _play
-from . import search as _search
-from . import void as _void
-from .params import (
-    ParamError, canonical_text, copy_declaration, declared, resolve_values, rollout_param, scratch_of, slots,
-)
+from strategies import exchange as _exchange
+from strategies import expert as _expert
+from strategies import play as _play
+from strategies import search as _search
+from strategies import void as _void
+from strategies.params import ParamError, canonical_text, copy_declaration, declared, resolve_values, rollout_param, scratch_of, slots
 
 DEFAULT_PLAY = "expert"
 DEFAULT_EXCHANGE = "shortest"
@@ -380,7 +378,7 @@ def compiled(fn):
 
 def _declaring(kind: str, name: str):
     """The strategy whose parameters are read: a built-in as it is (it compiles when played,
-    ``simcore.warmup``), a user file's loaded (and so compiled)."""
+    ``simcore.runs.warmup``), a user file's loaded (and so compiled)."""
     return load_user(name) if _is_user(name) else KINDS[kind][name]
 
 
@@ -391,10 +389,10 @@ def resolve(kind: str, name: str):
 @dataclass(frozen=True)
 class Players:
     """What the engine needs of the four seats: the twelve functions (play for seats 0-3,
-    exchange for 0-3, void for 0-3) and their setup (``simcore.view.SETUP_LEN`` slots: the
+    exchange for 0-3, void for 0-3) and their setup (``simcore.contract.view.SETUP_LEN`` slots: the
     parameters each seat's strategies read from its view, and the scratch they use); for
     seats that search, their rollout players (``rfns``, laid out as ``fns``: seat s's rollout
-    policy's functions) and arena templates (``arena``: ``simcore.arena.AR_HEADER`` slots a
+    policy's functions) and arena templates (``arena``: ``simcore.contract.arena.AR_HEADER`` slots a
     seat, length 0 for a seat that does not search)."""
 
     fns: tuple

@@ -1,7 +1,7 @@
 """``search``: judge a decision by playing the rest of the hand many times (ARCHITECTURE.md: Search).
 
 At a question with more than one reasonable answer, the seat samples full tables consistent with
-its view (``simcore.sample``), plays each out once per candidate answer with every seat following
+its view (``simcore.engine.sample``), plays each out once per candidate answer with every seat following
 the rollout policy, the same tables for every candidate (common random numbers), and answers with
 the candidate whose rollouts won it most on average among those better than the policy's own
 answer by ``margin`` paired standard errors; where a challenger is close, it doubles the tables
@@ -22,19 +22,15 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-import simcore.engine as E
-from simcore.arena import AR_FNS, AR_SETUP, AR_STATE_LEN, AR_STATES, AR_WORK, N_STATES
-from simcore.nrt import address_of, call_strategy, data_ptr, int64_ptr, view_of
-from simcore.sample import WK_END, WK_SHAPE, sample_state, set_answer
-from simcore.view import (
-    A_KONG, A_WIN, C_KONG, C_PASS, C_PUNG, C_WIN, Q_CLAIM, Q_EXCHANGE, Q_ROB, Q_TURN, Q_VOID, V_ARENA, V_CAN_KONG,
-    V_CAN_PUNG, V_CAN_WIN, V_CODES, V_HAND, V_KONG_MASK, V_LOCKED, V_ME, V_MUST_VOID, V_PARAMS, V_QUESTION, V_TILE, V_VOID, VIEW_LEN,
-    N_PARAMS, pack3, param_float, param_int, rand_u64, unpack3,
-)
+import simcore.engine.kernel as E
+from simcore.contract.arena import AR_FNS, AR_SETUP, AR_STATE_LEN, AR_STATES, AR_WORK, N_STATES
+from simcore.contract.nrt import address_of, call_strategy, data_ptr, int64_ptr, view_of
+from simcore.engine.sample import WK_END, WK_SHAPE, sample_state, set_answer
+from simcore.contract.view import A_KONG, A_WIN, C_KONG, C_PASS, C_PUNG, C_WIN, Q_CLAIM, Q_EXCHANGE, Q_ROB, Q_TURN, Q_VOID, V_ARENA, V_CAN_KONG, V_CAN_PUNG, V_CAN_WIN, V_CODES, V_HAND, V_KONG_MASK, V_LOCKED, V_ME, V_MUST_VOID, V_PARAMS, V_QUESTION, V_TILE, V_VOID, VIEW_LEN, N_PARAMS, pack3, param_float, param_int, rand_u64, unpack3
 
-from .core import isolation, near_mask, prepare, shanten_moved, ukeire
-from .exchange import shanten_voiding, suit_count
-from .params import Param, parameters
+from strategies.core import isolation, near_mask, prepare, shanten_moved, ukeire
+from strategies.exchange import shanten_voiding, suit_count
+from strategies.params import Param, parameters
 
 POLICIES = ("expert", "efficient", "greedy", "flush", "defensive")
 DECISIONS = ("all", "turn", "calls")   # which questions of play to search (exchange and void: always)
@@ -58,10 +54,10 @@ EXCHANGE_BUDGET = 8
 VOID_BUDGET = 32
 VOID_TOP_BUDGET = 64
 VOID_TILE_COST = 6 / 16   # void pre-filter: the shanten a tile of the void suit costs (void=expert: 6)
-ALL_VOIDS = 100.0         # a void pre-filter that keeps every suit (``simcore.analyze`` judges them all)
+ALL_VOIDS = 100.0         # a void pre-filter that keeps every suit (``simcore.inspection.review`` judges them all)
 ROLLOUT_STATE_LEN = E.ROLLOUT_STATE_LEN  # a sampled table's slots (the registry sizes arenas by it)
 I64 = np.int64
-# the search's own slots in the arena's work space, after the sampler's (simcore.sample.WK_END)
+# the search's own slots in the arena's work space, after the sampler's (simcore.engine.sample.WK_END)
 SW_CAND = WK_END            # candidates
 SW_TOTAL = SW_CAND + MAX_CAND   # sum of the seat's rollout nets per candidate
 SW_SQUARE = SW_TOTAL + MAX_CAND  # and of their squares
@@ -349,15 +345,15 @@ def _pick(W, n, m, margin):
     return best
 
 
-# -- from Python (``simcore.analyze``) -----------------------------------------------------------
+# -- from Python (``simcore.inspection.review``) -----------------------------------------------------------
 
 
 @nb.njit(cache=True)
 def judge_posed(S, seat, tab, A, keep, rollouts, seed, actual, shape_milli, out):
-    """Judge the question posed to ``seat`` in the stopped hand S (``simcore.engine.pose``) with
-    the arena A (``simcore.sample.arena_for``): the candidates (``keep`` discards on a turn, every
+    """Judge the question posed to ``seat`` in the stopped hand S (``simcore.engine.kernel.pose``) with
+    the arena A (``simcore.engine.sample.arena_for``): the candidates (``keep`` discards on a turn, every
     suit at the void, and the seat's ``actual`` answer), each played out on ``rollouts`` sampled
-    tables (their opponents' shanten weighted by ``shape_milli``/1000, ``simcore.sample``). Writes to out:
+    tables (their opponents' shanten weighted by ``shape_milli``/1000, ``simcore.engine.sample``). Writes to out:
     [0] candidates n, [1] tables played, then n answers, n totals, n sums of squares and the n*n
     cross products. Returns n."""
     P = data_ptr(S)

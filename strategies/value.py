@@ -10,18 +10,11 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from simcore.evaluate import (
-    CTX_EARTHLY, CTX_HEAVENLY, CTX_KONG_REPLACEMENT, CTX_LAST_TILE, CTX_ROBBING_KONG, CTX_SELF_DRAW, N_PATTERNS,
-    base_of, score_patterns, waits_mask,
-)
-from simcore.nrt import nonneg
-from simcore.rules import N_RULE_FIELDS
-from simcore.tiles import N_KINDS
-from simcore.view import (
-    M_KONG_ADDED, M_KONG_CONCEALED, M_KONG_EXPOSED, M_PUNG, Q_ROB, Q_TURN, V_AFTER_PUNG, V_DEALER, V_HAND, V_ME,
-    V_MELD_KIND, V_MELD_TILE, V_N_DISCARDS, V_N_DRAWS, V_N_MELDS, V_QUESTION, V_REPLACEMENT, V_RULES, V_TILE,
-    V_VISIBLE, V_VOID, V_WALL_LEFT, V_WINS,
-)
+from simcore.contract.evaluate import CTX_EARTHLY, CTX_HEAVENLY, CTX_KONG_REPLACEMENT, CTX_LAST_TILE, CTX_ROBBING_KONG, CTX_SELF_DRAW, N_PATTERNS, base_of, score_patterns, waits_mask
+from simcore.contract.nrt import nonneg
+from simcore.contract.rules import N_RULE_FIELDS
+from simcore.contract.tiles import N_KINDS
+from simcore.contract.view import M_KONG_ADDED, M_KONG_CONCEALED, M_KONG_EXPOSED, M_PUNG, Q_ROB, Q_TURN, V_AFTER_PUNG, V_DEALER, V_HAND, V_ME, V_MELD_KIND, V_MELD_TILE, V_N_DISCARDS, V_N_DRAWS, V_N_MELDS, V_QUESTION, V_REPLACEMENT, V_RULES, V_TILE, V_VISIBLE, V_VOID, V_WALL_LEFT, V_WINS
 
 VALUE_SCRATCH = 2 * N_KINDS + N_PATTERNS   # the hand, the declared sets' tiles, the patterns
 WAIT_VALUES = 3 * N_KINDS                  # wait_values' output: discard base, self-draw base, live
@@ -29,13 +22,13 @@ WAIT_VALUES = 3 * N_KINDS                  # wait_values' output: discard base, 
 
 @nb.njit(cache=True, inline="always")
 def rules_of(view):
-    """The rule array (``simcore.rules.R_*`` index it)."""
+    """The rule array (``simcore.contract.rules.R_*`` index it)."""
     return view[V_RULES:V_RULES + N_RULE_FIELDS]
 
 
 @nb.njit(cache=True, _nrt=False)
 def win_context(view, self_draw):
-    """The context of a win now (``simcore.evaluate.CTX_*``): a self-draw (on a kong's
+    """The context of a win now (``simcore.contract.evaluate.CTX_*``): a self-draw (on a kong's
     replacement, or on the dealer's first tiles: heavenly; a non-dealer's first draw before any
     set or win: earthly) or a win on another seat's tile (robbing an added kong); after the
     last wall tile."""

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import numba as nb
 
-from simcore.view import V_CODES, param_int, rand_below
+from simcore.contract.view import V_CODES, param_int, rand_below
 
-from .core import prepare, shanten_of
-from .exchange import kept_sets, shanten_voiding, suit_count
-from .params import Param, parameters
+from strategies.core import prepare, shanten_of
+from strategies.exchange import kept_sets, shanten_voiding, suit_count
+from strategies.params import Param, parameters
 
 
 @parameters(scratch=0)

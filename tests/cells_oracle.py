@@ -35,9 +35,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from simcore import records
-from simcore.analysis import Z95, mean_ci, wilson
-from simcore.evaluate import PATTERNS
+from simcore.contract import records
+from simcore.runs.analysis import Z95, mean_ci, wilson
+from simcore.contract.evaluate import PATTERNS
 
 from experiments.execute import ExperimentError, read_manifest, run_dirs
 from summary_oracle import load_complete_run

@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from simcore.analysis import Z95
+from simcore.runs.analysis import Z95
 
 from experiments.execute import ExperimentError, read_manifest, run_dirs
 from summary_oracle import load_complete_run

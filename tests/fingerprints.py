@@ -62,8 +62,8 @@ def digest_run(run_dir: Path) -> dict:
 
 
 def fingerprint(preset: str, seats: str, mode: str, chunk_hands: int = 500) -> dict:
-    from simcore.rules import preset as get_preset
-    from simcore.runner import RunConfig, run
+    from simcore.contract.rules import preset as get_preset
+    from simcore.runs.runner import RunConfig, run
     from strategies.registry import parse_seats
 
     specs = tuple(s.canonical for s in parse_seats(seats))
@@ -87,7 +87,7 @@ def main(argv=None) -> int:
     if argv != ["--record"]:
         print("usage: python -m tests.fingerprints --record", file=sys.stderr)
         return 2
-    from simcore.rules import PRESETS
+    from simcore.contract.rules import PRESETS
 
     old = json.loads(DATA.read_text()) if DATA.exists() else {}
     new = record(PRESETS)

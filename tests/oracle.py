@@ -1,6 +1,6 @@
 """A slow, obviously-correct oracle for hand evaluation, written from RULES.md alone.
 
-It shares no code with ``simcore`` except ``simcore.tiles`` (text parsing). Everything here
+It shares no code with ``simcore`` except ``simcore.contract.tiles`` (text parsing). Everything here
 is enumeration or direct recursion, no tables, no DP:
 
 * ``targets``: every legal winning multiset (RULES.md: Winning hands, four sets + a pair,
@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from simcore.tiles import SUITS, parse, parse_tiles
+from simcore.contract.tiles import SUITS, parse, parse_tiles
 
 N_KINDS = 27
 INF = 10**9

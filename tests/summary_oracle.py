@@ -1,5 +1,5 @@
 """The pandas summaries as they were before they streamed (loaded whole, grouped in pandas):
-the oracle the streaming ones (``simcore.analysis``) must equal."""
+the oracle the streaming ones (``simcore.runs.analysis``) must equal."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from simcore import io as rio
-from simcore.analysis import NET_REASONS, mean_ci, wilson
-from simcore.evaluate import PATTERNS
+from simcore.runs import shards as rio
+from simcore.runs.analysis import NET_REASONS, mean_ci, wilson
+from simcore.contract.evaluate import PATTERNS
 
 
 def load_whole(run_dir) -> dict:

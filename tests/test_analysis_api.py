@@ -12,11 +12,11 @@ import pyarrow.compute as pc
 import pytest
 from click.testing import CliRunner
 
-from simcore import analysis
-from simcore import io as rio
+from simcore.runs import analysis
+from simcore.runs import shards as rio
 from simcore.cli import main
-from simcore.rules import preset
-from simcore.runner import RunConfig, run
+from simcore.contract.rules import preset
+from simcore.runs.runner import RunConfig, run
 from strategies.registry import parse_seats
 
 SEATS = "greedy,random+void=random,efficient,greedy"

@@ -10,10 +10,11 @@ import pytest
 from click.testing import CliRunner
 
 from simcore.cli import main
-from simcore.tables import load_tables
-from simcore import conformance, records as rec
-from simcore.conformance import MIN_EACH, check_spec
-from simcore.situations import builder, play_steered, steered
+from simcore.contract.tables import load_tables
+from simcore.inspection import conformance
+from simcore.contract import records as rec
+from simcore.inspection.conformance import MIN_EACH, check_spec
+from simcore.inspection.situations import builder, play_steered, steered
 from strategies.registry import EXCHANGE, PLAY, VOID
 
 BUILTIN_SPECS = ([f"{p}" for p in PLAY]

@@ -11,10 +11,10 @@ import time
 import pytest
 from click.testing import CliRunner
 
-from simcore import io as rio
+from simcore.runs import shards as rio
 from simcore.cli import main
-from simcore.rules import preset
-from simcore.runner import DaskExecutor, RunConfig, run
+from simcore.contract.rules import preset
+from simcore.runs.runner import DaskExecutor, RunConfig, run
 
 distributed = pytest.importorskip("distributed")  # the dask extra is part of `make setup`
 

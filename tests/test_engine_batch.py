@@ -7,12 +7,12 @@ import numba
 import numpy as np
 import pytest
 
-import simcore.engine as E
-import simcore.records as rec
-from simcore.batch import run_batch
-from simcore.nrt import data_ptr
-from simcore.rules import PRESETS, preset
-from simcore.trace import run_traced, trace_hand
+import simcore.engine.kernel as E
+import simcore.contract.records as rec
+from simcore.runs.batch import run_batch
+from simcore.contract.nrt import data_ptr
+from simcore.contract.rules import PRESETS, preset
+from simcore.inspection.trace import run_traced, trace_hand
 from strategies.registry import parse_seats, seat_functions
 
 MIXED = "random,greedy,efficient+exchange=random+void=random,defensive+exchange=keep-pairs+void=weakest"
@@ -65,8 +65,8 @@ NEW_OPTIONS = [
 def test_invariants_hold_with_each_new_option(sets, seen):
     """As above (check mode, 50,000 hands of a table that claims, kongs and passes wins), under
     battle with one new option on; and the option's effect shows in the results."""
-    from simcore.evaluate import PATTERNS
-    from simcore.rules import resolve
+    from simcore.contract.evaluate import PATTERNS
+    from simcore.contract.rules import resolve
 
     res = run_batch(resolve("battle", sets), _fns("expert,greedy,flush+void=weakest,efficient"), 303, 0, 50_000,
                     check=True)
@@ -166,7 +166,7 @@ def test_a_hand_replays_alone_with_the_same_wall():
 def test_hands_that_outgrow_their_slots_are_replayed_to_the_same_result(name, match_mode, monkeypatch):
     """With tiny win and payment slots most hands overflow and are replayed alone with wider
     ones; the result equals a batch whose slots were wide enough from the start."""
-    import simcore.batch as B
+    import simcore.runs.batch as B
 
     rules, fns = preset(name), _fns(MIXED)
     monkeypatch.setitem(B.WIN_CAP, rules.variant, 64)
@@ -186,7 +186,7 @@ def test_hands_that_outgrow_their_slots_are_replayed_to_the_same_result(name, ma
 def test_output_arrays_are_reused_only_once_their_result_is_dropped():
     """A batch reuses the previous batch's arrays when nothing refers to them (no page faults),
     and never those of a result the caller still holds."""
-    import simcore.batch as B
+    import simcore.runs.batch as B
 
     rules, fns = preset("battle"), _fns(MIXED)
     held = run_batch(rules, fns, 4, 0, 300)

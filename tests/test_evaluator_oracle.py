@@ -1,4 +1,4 @@
-"""Independent truth for the hand evaluator (simcore.hand, simcore.evaluate, simcore.tables).
+"""Independent truth for the hand evaluator (simcore.inspection.hand, simcore.contract.evaluate, simcore.contract.tables).
 
 Three references, none of them sharing code with the evaluator:
 * the ``mahjong`` package's regular-hand shanten (riichi, suited tiles only: the same shape rule),
@@ -15,12 +15,12 @@ from hypothesis import strategies as st
 from mahjong.shanten import Shanten
 
 import oracle as O
-from simcore import evaluate as ev
-from simcore import hand as H
-from simcore import rules as R
-from simcore.rules import PRESETS, preset
-from simcore.tables import load_tables
-from simcore.tiles import fmt, parse, tile_text
+from simcore.contract import evaluate as ev
+from simcore.inspection import hand as H
+from simcore.contract import rules as R
+from simcore.contract.rules import PRESETS, preset
+from simcore.contract.tables import load_tables
+from simcore.contract.tiles import fmt, parse, tile_text
 
 SUITS = "mps"
 TAB = load_tables()
@@ -233,7 +233,7 @@ def test_oracle_per_suit_split_equals_full_target_enumeration():
 
 @pytest.mark.parametrize("text, void, melds, expected", [
     ("4444m123456789p", None, [], 1),  # RULES.md: Winning hands, four copies held cannot also be the pair
-    ("123m456p789s1155m", "s", [], 3),  # simcore.hand docstring: the 789s must go
+    ("123m456p789s1155m", "s", [], 3),  # simcore.inspection.hand docstring: the 789s must go
     ("112233445566m12s", "s", [], 1),  # ARCHITECTURE.md: Hand evaluation, seven pairs with void tiles is 1 away
     ("1112345678999m", "p", [], 0),
     ("11112233445566m", None, [], -1),  # a quad counts as two pairs
@@ -622,7 +622,7 @@ GOOD13 = "123m456p789s1155m"  # 13 tiles
     pytest.param(lambda: H.score("11223344556677m", "p", rules="nope"), "unknown preset", id="unknown_preset"),
 ])
 def test_bad_input_raises_value_error_with_a_clear_message(call, match):
-    """simcore.hand validates its input and says what is wrong, never a crash or a wrong answer."""
+    """simcore.inspection.hand validates its input and says what is wrong, never a crash or a wrong answer."""
     with pytest.raises(ValueError, match=match):
         call()
 

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from simcore.rules import RuleSet, resolve
-from simcore.scenario import passive, script_array
-from simcore.tiles import parse_tiles, suit_index
-from simcore.trace import trace_hand
-from simcore.view import A_KONG, A_WIN, C_KONG, C_PASS, C_PUNG, C_WIN, Q_CLAIM, Q_EXCHANGE, Q_ROB, Q_TURN, Q_VOID, pack3
+from simcore.contract.rules import RuleSet, resolve
+from simcore.inspection.scenario import passive, script_array
+from simcore.contract.tiles import parse_tiles, suit_index
+from simcore.inspection.trace import trace_hand
+from simcore.contract.view import A_KONG, A_WIN, C_KONG, C_PASS, C_PUNG, C_WIN, Q_CLAIM, Q_EXCHANGE, Q_ROB, Q_TURN, Q_VOID, pack3
 from strategies.exchange import shortest
 from strategies.void import fewest
 

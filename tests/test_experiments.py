@@ -16,10 +16,10 @@ import pytest
 from experiment_fixtures import SEED, SMALL, assert_close, run_cli, small_experiments
 from experiments import SHIPPED, load_spec
 from experiments.duplicate import scores, seat_nets
-from simcore.analysis import Z95
+from simcore.runs.analysis import Z95
 from experiments.execute import read_manifest
 from experiments.report import build, format_text
-from simcore import analysis
+from simcore.runs import analysis
 
 
 @pytest.fixture(scope="module")
@@ -249,7 +249,7 @@ def test_cells_statistics(exps):
 
 def test_rule_sets_statistics(exps):
     """The patterns and ends sections of every preset, against the runs' tables directly."""
-    from simcore.evaluate import PATTERNS
+    from simcore.contract.evaluate import PATTERNS
 
     rep = json.loads((exps / "rule-sets" / "report.json").read_text())
     assert [c["preset"] for c in rep["cells"]] == ["battle", "flow", "chengdu", "kawu", "tfmj"]
@@ -290,8 +290,8 @@ def test_patterns_and_ends_stream_over_chunks(tmp_path, preset):
     import cells_oracle
 
     from experiments.cells import cell_stats
-    from simcore.rules import preset as rules
-    from simcore.runner import RunConfig, run
+    from simcore.contract.rules import preset as rules
+    from simcore.runs.runner import RunConfig, run
 
     out = tmp_path / preset
     run(out, RunConfig(rules(preset), ("efficient+exchange=shortest+void=fewest",) * 4, 5, "hands", 1203, 250),
@@ -418,8 +418,8 @@ def test_blocks_that_span_chunks_count_once(tmp_path):
     import cells_oracle
 
     from experiments.cells import cell_stats
-    from simcore.rules import preset
-    from simcore.runner import RunConfig, run
+    from simcore.contract.rules import preset
+    from simcore.runs.runner import RunConfig, run
 
     out = tmp_path / "blocks"
     run(out, RunConfig(preset("flow"), ("efficient+exchange=shortest+void=random",) * 4, 5, "hands", 2003, 300),

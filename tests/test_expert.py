@@ -7,13 +7,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from simcore import hand as H
-from simcore.rules import N_RULE_FIELDS, R_SELF_DRAW_BONUS, preset
-from simcore.tiles import N_KINDS, SUITS, parse, tile_text
-from simcore.view import (
-    C_PASS, C_WIN, N_PARAMS, Q_CLAIM, Q_EXCHANGE, Q_TURN, Q_VOID, V_CAN_WIN, V_PARAMS, V_QUESTION, V_RULES, V_TILE,
-    V_DISC_SEQ, V_N_DISCARDS, V_VISIBLE, V_VOID, V_VOID_CAP, V_WALL_LEFT, pack_discard, unpack3,
-)
+from simcore.inspection import hand as H
+from simcore.contract.rules import N_RULE_FIELDS, R_SELF_DRAW_BONUS, preset
+from simcore.contract.tiles import N_KINDS, SUITS, parse, tile_text
+from simcore.contract.view import C_PASS, C_WIN, N_PARAMS, Q_CLAIM, Q_EXCHANGE, Q_TURN, Q_VOID, V_CAN_WIN, V_PARAMS, V_QUESTION, V_RULES, V_TILE, V_DISC_SEQ, V_N_DISCARDS, V_VISIBLE, V_VOID, V_VOID_CAP, V_WALL_LEFT, pack_discard, unpack3
 from strategies import exchange, expert as X, void
 from strategies.core import suit_weight
 from strategies.params import declared, resolve_values, slots
@@ -40,7 +37,7 @@ def expert_view(text: str, void_suit: int, rules: str = "battle", wall_left: int
 
 
 def _worth(text, void_suit, rules, discard, wall_left, voids):
-    """Oracle: what the waits after ``discard`` are worth, from simcore.hand alone: each live
+    """Oracle: what the waits after ``discard`` are worth, from simcore.inspection.hand alone: each live
     copy is self-drawn (every seat pays) or drawn by an opponent, who discards it surely if it is
     of its void suit and else half the time (``LETS_GO``), up to the factor of the seats playing."""
     rest = parse(text)
@@ -150,8 +147,7 @@ def test_a_fourth_tile_on_a_discard_is_punged_and_added_where_that_pays_more():
     documents are silent: a seat that has just punged may declare an added kong before its
     discard). So the expert pungs, and its next turn adds the kong. Where an added kong needs the
     tile just drawn (tfmj), it takes the exposed kong."""
-    from simcore.view import A_KONG, C_KONG, C_PUNG, M_PUNG, V_AFTER_PUNG, V_CAN_KONG, V_CAN_PUNG, V_KONG_MASK, \
-        V_MELD_KIND, V_MELD_TILE, V_N_MELDS
+    from simcore.contract.view import A_KONG, C_KONG, C_PUNG, M_PUNG, V_AFTER_PUNG, V_CAN_KONG, V_CAN_PUNG, V_KONG_MASK, V_MELD_KIND, V_MELD_TILE, V_N_MELDS
     text = "7m7m7m2m3m4m5p6p7p2p3p9p9p"
     seven = parse("7m").argmax()
     for rules, want in (("battle", C_PUNG), ("flow", C_PUNG), ("tfmj", C_KONG)):

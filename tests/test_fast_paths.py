@@ -12,9 +12,9 @@ import numba as nb
 import numpy as np
 import pytest
 
-from simcore.tables import N_CODES, PAIR_OFF, STRIDE, final_at, load_tables
-from simcore.view import V_CODES, V_HAND, V_ME, V_MUST_VOID, V_N1, V_N2, V_N_MELDS, V_SCRATCH, V_VISIBLE, V_VOID, VIEW_LEN
-from simcore.tiles import NO_VOID
+from simcore.contract.tables import N_CODES, PAIR_OFF, STRIDE, final_at, load_tables
+from simcore.contract.view import V_CODES, V_HAND, V_ME, V_MUST_VOID, V_N1, V_N2, V_N_MELDS, V_SCRATCH, V_VISIBLE, V_VOID, VIEW_LEN
+from simcore.contract.tiles import NO_VOID
 from strategies import core
 from strategies.play import shanten_after_pung
 

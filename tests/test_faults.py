@@ -15,9 +15,9 @@ import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
 
-from simcore import io as rio
+from simcore.runs import shards as rio
 from simcore.cli import main
-from simcore.scan import chunks
+from simcore.runs.scan import chunks
 
 ARGS = ["--hands", "4000", "--chunk-hands", "400", "--seats", "greedy", "--workers", "1", "-q"]
 

@@ -16,10 +16,10 @@ import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
 
-from simcore import io as rio
-from simcore import rules as R
+from simcore.runs import shards as rio
+from simcore.contract import rules as R
 from simcore.cli import main
-from simcore.rules import RuleError
+from simcore.contract.rules import RuleError
 
 SICHUAN = [sys.executable, "-m", "simcore.cli"]
 

@@ -11,10 +11,10 @@ import pytest
 from click.testing import CliRunner
 
 from experiments import ladder as L
-from simcore import records as rec
-from simcore.analysis import mean_ci
-from simcore.batch import run_batch
-from simcore.rules import preset
+from simcore.contract import records as rec
+from simcore.runs.analysis import mean_ci
+from simcore.runs.batch import run_batch
+from simcore.contract.rules import preset
 from strategies.registry import parse_seats, seat_functions
 
 WALLS, SEED = 300, 7

@@ -18,8 +18,8 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 
-from simcore import analysis
-from simcore import io as rio
+from simcore.runs import analysis
+from simcore.runs import shards as rio
 
 V1 = Path(__file__).resolve().parent / "data" / "v1-run"
 SICHUAN = [sys.executable, "-m", "simcore.cli"]

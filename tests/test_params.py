@@ -9,7 +9,7 @@ import textwrap
 import pytest
 from click.testing import CliRunner
 
-from simcore import analysis
+from simcore.runs import analysis
 from simcore.cli import main
 from strategies.registry import StrategyError, parse_seat, parse_seats
 

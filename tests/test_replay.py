@@ -1,4 +1,4 @@
-"""The pure-Python replayer (simcore.replayer): the oracle of the viewer and its browser tests.
+"""The pure-Python replayer (simcore.inspection.replayer): the oracle of the viewer and its browser tests.
 
 Over many hands of every preset it must keep all 108 tiles somewhere after every event, keep the
 nets summing to zero, and end with the trace's settlement and the engine's rows; a locked flow
@@ -10,11 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from simcore.replayer import (HIDDEN, ReplayError, event_seen, is_win, iter_tables, replay_events, seat_view,
-                              settlement, split_hands, waits_of)
-from simcore.rules import PRESETS, resolve
-from simcore.tiles import parse, tile_text
-from simcore.trace import trace_hand
+from simcore.inspection.replayer import HIDDEN, ReplayError, event_seen, is_win, iter_tables, replay_events, seat_view, settlement, split_hands, waits_of
+from simcore.contract.rules import PRESETS, resolve
+from simcore.contract.tiles import parse, tile_text
+from simcore.inspection.trace import trace_hand
 from viewer_hands import FIELD, _players, showcase
 
 EXAMPLES = Path(__file__).resolve().parent / "data" / "examples"
@@ -180,5 +179,5 @@ def test_waits_of_the_nine_gates():
 
 
 def _pung(tile):
-    from simcore.replayer import Meld
+    from simcore.inspection.replayer import Meld
     return Meld("pung", tile)

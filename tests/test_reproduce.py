@@ -13,7 +13,7 @@ import textwrap
 import pytest
 from click.testing import CliRunner
 
-from simcore import io as rio
+from simcore.runs import shards as rio
 from simcore.cli import main
 
 BOT = textwrap.dedent('''
@@ -192,7 +192,7 @@ def test_a_run_is_traced_from_anywhere_and_refuses_a_changed_strategy(tmp_path, 
 # -- item 6: the checks show the tiles that decided them ------------------------------------
 
 def test_checks_show_the_tiles_that_decided_them():
-    from simcore.trace import to_text
+    from simcore.inspection.trace import to_text
     from test_worked_example import A, B, D, worked_example
 
     hand = worked_example().run()

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from simcore import rules as R
+from simcore.contract import rules as R
 from simcore.cli import main
-from simcore.rules import RuleError, RuleSet
+from simcore.contract.rules import RuleError, RuleSet
 
 # RULES.md: Options and presets, in the document's order: option -> (battle, flow, chengdu, kawu, tfmj)
 RULES_MD_TABLE = {

@@ -1,7 +1,7 @@
 """One scenario per ruling and rule of RULES.md that a random hand rarely exercises.
 
 Each test plays a hand with a fixed wall and scripted decisions through the real engine
-(``simcore.scenario``) and checks the TRACE.md events of interest against RULES.md, quoted in
+(``simcore.inspection.scenario``) and checks the TRACE.md events of interest against RULES.md, quoted in
 the docstring. Everything else is ``passive`` play (discard the drawn tile, claim nothing), so
 hands without void tiles stay as dealt. Every test also checks that the hand sums to zero.
 """
@@ -11,11 +11,11 @@ from collections import Counter
 import numba as nb
 import pytest
 
-import simcore.engine as E
-import simcore.records as rec
-from simcore.scenario import Scenario, passive
-from simcore.tiles import parse_tiles, suit_index, tile_text
-from simcore.view import A_KONG, M_PUNG, Q_TURN, STRATEGY_SIG, V_KONG_MASK
+import simcore.engine.kernel as E
+import simcore.contract.records as rec
+from simcore.inspection.scenario import Scenario, passive
+from simcore.contract.tiles import parse_tiles, suit_index, tile_text
+from simcore.contract.view import A_KONG, M_PUNG, Q_TURN, STRATEGY_SIG, V_KONG_MASK
 from strategies.exchange import shortest
 from strategies.void import fewest
 

@@ -18,11 +18,11 @@ import pytest
 from click.testing import CliRunner
 
 import simcore
-from simcore import analysis
-from simcore import io as rio
+from simcore.runs import analysis
+from simcore.runs import shards as rio
 from simcore.cli import main
-from simcore.hand import score
-from simcore.trace import to_jsonl  # noqa: F401  (trace output is JSON-serialisable)
+from simcore.inspection.hand import score
+from simcore.inspection.trace import to_jsonl  # noqa: F401  (trace output is JSON-serialisable)
 
 SICHUAN = [sys.executable, "-m", "simcore.cli"]
 MIXED = "greedy,random+void=weakest,efficient+exchange=keep-pairs,defensive"
@@ -69,7 +69,7 @@ def test_run_layout_and_manifest(base_run):
     assert cfg["seed"] == 3 and cfg["chunk_hands"] == 2500 and cfg["mode"] == "hands"
     assert cfg["seats"][0] == "greedy+exchange=shortest+void=fewest"
     assert cfg["seats"][2] == "efficient+exchange=keep-pairs+void=fewest"
-    assert set(cfg["rules"]["options"]) == set(simcore.rules.RuleSet().options())
+    assert set(cfg["rules"]["options"]) == set(simcore.contract.rules.RuleSet().options())
     assert m["package_version"] == simcore.__version__ and "seconds" in m["timings"]
     for name in rio.TABLES:
         files = sorted(os.listdir(base_run / name))
@@ -301,13 +301,13 @@ def test_flow_wins_table_agrees_with_seats_and_traces(tmp_path):
 
 @pytest.mark.parametrize("rules", ["chengdu", "flow"])
 def test_win_patterns_equal_hand_score_on_the_traced_winning_hand(tmp_path, rules):
-    """Each wins-table row's pattern columns equal simcore.hand.score of the traced winning
+    """Each wins-table row's pattern columns equal simcore.inspection.hand.score of the traced winning
     hand with the win's context (RULES.md: Fan patterns)."""
     out = tmp_path / "pat"
     simulate("--rules", rules, "--hands", 300, "--seats", "flush", "--out", out, "--workers", 1)
     run = analysis.load(out)
-    from simcore.evaluate import PATTERNS
-    from simcore.runs import traced_hands_of_run
+    from simcore.contract.evaluate import PATTERNS
+    from simcore.inspection.run_hands import traced_hands_of_run
 
     checked = 0
     for hand in traced_hands_of_run(out, range(0, 300, 7)):

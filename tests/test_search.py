@@ -6,14 +6,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import simcore.engine as E
-import simcore.records as rec
-import simcore.sample as SM
-import simcore.view as vw
-from simcore.batch import run_batch
-from simcore.rules import PRESETS, apply_overrides, preset
-from simcore.tiles import N_KINDS
-from simcore.trace import run_traced
+import simcore.engine.kernel as E
+import simcore.contract.records as rec
+import simcore.engine.sample as SM
+import simcore.contract.view as vw
+from simcore.runs.batch import run_batch
+from simcore.contract.rules import PRESETS, apply_overrides, preset
+from simcore.contract.tiles import N_KINDS
+from simcore.inspection.trace import run_traced
 from strategies.registry import parse_seats, seat_functions
 
 MIXED = "random,greedy,efficient+exchange=random+void=random,defensive+exchange=keep-pairs+void=weakest"
@@ -238,7 +238,7 @@ def test_search_plays_legally_and_reproducibly(name):
 
 
 def test_analyze_judges_a_decision_with_the_seats_choice_among_the_candidates():
-    """``sichuan analyze`` (and ``simcore.analyze``): one block per decision, candidates best
+    """``sichuan analyze`` (and ``simcore.inspection.review``): one block per decision, candidates best
     first, the best's gap 0, exactly one candidate marked as the seat's own choice."""
     from click.testing import CliRunner
 
@@ -271,8 +271,8 @@ def test_where_search_keeps_its_policy_the_policy_plays_with_its_own_parameters(
     own view, whose parameter slots hold the search's: the policy must read its own parameters
     there (those the rollouts' tables get), so search[decisions=calls] plays every turn as
     expert would, and search[decisions=turn] every claim."""
-    from simcore.analyze import _own_arena
-    from simcore.tables import load_tables
+    from simcore.inspection.review import _own_arena
+    from simcore.contract.tables import load_tables
     from strategies import expert as X
     from strategies.params import declared, resolve_values, slots
     from strategies.search import ask_posed

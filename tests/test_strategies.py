@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from simcore.tables import load_tables
-from simcore.tiles import N_KINDS, parse, tile_text
-from simcore.view import V_CODES, V_HAND, V_ME, V_N1, V_N2, V_VISIBLE, V_VOID, VIEW_LEN
+from simcore.contract.tables import load_tables
+from simcore.contract.tiles import N_KINDS, parse, tile_text
+from simcore.contract.view import V_CODES, V_HAND, V_ME, V_N1, V_N2, V_VISIBLE, V_VOID, VIEW_LEN
 from strategies import core
 from strategies.play import EFFICIENT, choose_discard, flush_suits_to_ignore
 

@@ -8,9 +8,9 @@ import pandas as pd
 import pytest
 
 import summary_oracle as O
-from simcore import analysis
-from simcore.rules import PRESETS, preset
-from simcore.runner import RunConfig, run
+from simcore.runs import analysis
+from simcore.contract.rules import PRESETS, preset
+from simcore.runs.runner import RunConfig, run
 from strategies.registry import parse_seats
 
 MIXED = "greedy,random+void=random,efficient+exchange=keep-pairs,greedy"

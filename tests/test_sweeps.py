@@ -17,7 +17,7 @@ from experiments import parse_spec
 from experiments.duplicate import comparison, scores
 from experiments.execute import read_manifest
 from experiments.report import format_text
-from simcore import analysis
+from simcore.runs import analysis
 
 WALLS = 300
 

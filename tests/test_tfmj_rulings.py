@@ -6,7 +6,7 @@ decisions, ``passive`` play elsewhere; every hand sums to zero."""
 
 import pytest
 
-import simcore.records as rec
+import simcore.contract.records as rec
 
 from tests.test_rulings import NOBODY_READY, READY, end_of, evs, konger_at, pays, play, rest_of_wall, wins
 

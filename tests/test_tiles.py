@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from simcore import tiles
-from simcore.tiles import fmt, fmt_tiles, parse, parse_tiles, tile_index, tile_list, tile_text
+from simcore.contract import tiles
+from simcore.contract.tiles import fmt, fmt_tiles, parse, parse_tiles, tile_index, tile_list, tile_text
 
 
 # -- index convention: suit*9 + rank-1, suits m=0, p=1, s=2 --------------------------------

@@ -9,7 +9,7 @@ import textwrap
 import pytest
 from click.testing import CliRunner
 
-from simcore import io as rio
+from simcore.runs import shards as rio
 from simcore.cli import main
 from strategies.registry import StrategyError, parse_seat, parse_seats
 

@@ -1,4 +1,4 @@
-"""The value helpers of strategies.api agree with simcore.hand (the evaluator people use): the
+"""The value helpers of strategies.api agree with simcore.inspection.hand (the evaluator people use): the
 fan and base of a win on a tile in its context, and each wait of a ready hand with its value
 and live copies, on random hands with declared sets under every preset; and win_context reads
 the context from the view as the engine sets it."""
@@ -8,15 +8,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from simcore import hand as H
-from simcore.evaluate import CTX_KONG_REPLACEMENT, CTX_LAST_TILE, CTX_ROBBING_KONG, CTX_SELF_DRAW
-from simcore.rules import N_RULE_FIELDS, PRESETS, preset
-from simcore.tables import load_tables
-from simcore.tiles import N_KINDS, SUITS, parse, tile_text
-from simcore.view import (
-    M_KONG_CONCEALED, M_PUNG, Q_CLAIM, Q_ROB, Q_TURN, V_HAND, V_ME, V_MELD_KIND, V_MELD_TILE, V_N_MELDS, V_QUESTION,
-    V_REPLACEMENT, V_RULES, V_SCRATCH, V_VISIBLE, V_VOID, V_WALL_LEFT, VIEW_LEN,
-)
+from simcore.inspection import hand as H
+from simcore.contract.evaluate import CTX_KONG_REPLACEMENT, CTX_LAST_TILE, CTX_ROBBING_KONG, CTX_SELF_DRAW
+from simcore.contract.rules import N_RULE_FIELDS, PRESETS, preset
+from simcore.contract.tables import load_tables
+from simcore.contract.tiles import N_KINDS, SUITS, parse, tile_text
+from simcore.contract.view import M_KONG_CONCEALED, M_PUNG, Q_CLAIM, Q_ROB, Q_TURN, V_HAND, V_ME, V_MELD_KIND, V_MELD_TILE, V_N_MELDS, V_QUESTION, V_REPLACEMENT, V_RULES, V_SCRATCH, V_VISIBLE, V_VOID, V_WALL_LEFT, VIEW_LEN
 from strategies.api import VALUE_SCRATCH, wait_values, win_context, win_value
 
 TAB = load_tables()

@@ -3,8 +3,8 @@ all, the per-hand zeroed part ends on a field boundary, and the packed encodings
 
 from __future__ import annotations
 
-import simcore.view as vw
-from simcore.tiles import N_KINDS
+import simcore.contract.view as vw
+from simcore.contract.tiles import N_KINDS
 
 
 def test_no_two_view_fields_overlap_and_view_len_holds_them_all():

@@ -25,8 +25,8 @@ from selenium.webdriver.support.ui import Select
 
 import simcore
 from simcore.cli import main as cli
-from simcore.replayer import event_seen, replay_events, seat_view, settlement
-from simcore.viewer import MAX_HAND_BYTES, MAX_HANDS, HandViewer, event_text, hand_bytes, page, review_payload
+from simcore.inspection.replayer import event_seen, replay_events, seat_view, settlement
+from simcore.inspection.page import MAX_HAND_BYTES, MAX_HANDS, HandViewer, event_text, hand_bytes, page, review_payload
 from viewer_hands import showcase, traced
 
 CHROMEDRIVER = "/usr/bin/chromedriver"
@@ -372,8 +372,8 @@ REVIEWED = dict(hand=3, seed=7, seat=0, rollouts=24)
 
 @pytest.fixture(scope="module")
 def reviewed(tmp_path_factory):
-    from simcore.analyze import hand_setup, review
-    from simcore.trace import trace_hand
+    from simcore.inspection.review import hand_setup, review
+    from simcore.inspection.trace import trace_hand
 
     h = hand_setup(None, REVIEWED["hand"], "battle", None, "expert", REVIEWED["seed"])
     events = trace_hand(h.rules, h.players, h.seats, h.seed, h.g, h.dealer, h.scores).events

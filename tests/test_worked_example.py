@@ -2,8 +2,8 @@
 
 from collections import Counter
 
-from simcore.scenario import Scenario
-from simcore.tiles import parse_tiles, tile_text
+from simcore.inspection.scenario import Scenario
+from simcore.contract.tiles import parse_tiles, tile_text
 
 A, B, C, D = range(4)
 

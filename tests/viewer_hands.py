@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from simcore.rules import resolve
-from simcore.trace import trace_hand
+from simcore.contract.rules import resolve
+from simcore.inspection.trace import trace_hand
 from strategies.registry import parse_seats, seat_functions
 
 FIELD = "expert,efficient,greedy+void=random,random"   # varied play: pigs, kongs, claims, wins

@@ -19,10 +19,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import evaluate as ev
-from .rules import RuleSet, resolve
-from .tables import load_tables
-from .tiles import N_KINDS, fmt, parse, parse_tiles, suit_index, tile_text
+from simcore.contract import evaluate as ev
+from simcore.contract.rules import RuleSet, resolve
+from simcore.contract.tables import load_tables
+from simcore.contract.tiles import N_KINDS, fmt, parse, parse_tiles, suit_index, tile_text
 
 __all__ = ["parse", "fmt", "shanten", "is_win", "waits", "score", "ready_value", "Score"]
 

@@ -14,12 +14,12 @@ from dataclasses import dataclass
 import numba as nb
 import numpy as np
 
-from . import engine as E
-from . import records as rec
-from .rules import RuleSet
-from .tables import load_tables
-from .tiles import N_KINDS, tile_text
-from .view import N_SCRATCH, QUESTION_NAMES, V_SCRATCH, slot_name
+from simcore.engine import kernel as E
+from simcore.contract import records as rec
+from simcore.contract.rules import RuleSet
+from simcore.contract.tables import load_tables
+from simcore.contract.tiles import N_KINDS, tile_text
+from simcore.contract.view import N_SCRATCH, QUESTION_NAMES, V_SCRATCH, slot_name
 
 ONE = np.int64(1)
 # Result slots per hand. Battle: above the most seen in 100,000 hands of greedy, efficient and
@@ -107,7 +107,7 @@ def trace_command(rules: RuleSet, seed: int, g: int, seats=None, run_dir=None) -
 
     if run_dir is not None:
         return f"sichuan trace {shlex.quote(str(run_dir))} --hand {g}"
-    from .rules import DEFAULT_PRESET, preset
+    from simcore.contract.rules import DEFAULT_PRESET, preset
 
     parts = ["sichuan trace"]
     if rules.preset != DEFAULT_PRESET:
@@ -149,7 +149,7 @@ def describe_error(hand_row, g: int, seat_names, trace_hint: str) -> str:
 
 
 def _answer_text(q: int, ans: int) -> str:
-    from .view import A_KONG, A_WIN, C_KONG, C_PASS, C_PUNG, C_WIN, Q_CLAIM, Q_EXCHANGE, Q_ROB, Q_TURN, Q_VOID, unpack3
+    from simcore.contract.view import A_KONG, A_WIN, C_KONG, C_PASS, C_PUNG, C_WIN, Q_CLAIM, Q_EXCHANGE, Q_ROB, Q_TURN, Q_VOID, unpack3
 
     def tile(t):
         return tile_text(t) if 0 <= t < N_KINDS else f"tile #{t}"

@@ -1,4 +1,4 @@
-"""Judging one seat's decisions in one hand by rollouts (``sichuan analyze``, ``simcore.analyze``;
+"""Judging one seat's decisions in one hand by rollouts (``sichuan analyze``, ``simcore.inspection.review``;
 ARCHITECTURE.md: Search).
 
 The hand is replayed to each question the seat is asked (``trace.run_traced(..., pause=n)``);
@@ -15,10 +15,10 @@ import sys
 
 import numpy as np
 
-from . import engine as E
-from . import view as vw
-from .runs import RunHand, hands_of_run
-from .tiles import SUITS, tile_text
+from simcore.engine import kernel as E
+from simcore.contract import view as vw
+from simcore.inspection.run_hands import RunHand, hands_of_run
+from simcore.contract.tiles import SUITS, tile_text
 
 QUESTION_NAMES = {int(vw.Q_EXCHANGE): "exchange", int(vw.Q_VOID): "void", int(vw.Q_TURN): "turn",
                   int(vw.Q_CLAIM): "claim", int(vw.Q_ROB): "rob"}
@@ -45,7 +45,7 @@ def answer_text(q: int, a: int) -> str:
 def _rollout_arena(policy: str, seat: int):
     from strategies.registry import parse_seats, seat_functions
 
-    from .sample import arena_for
+    from simcore.engine.sample import arena_for
 
     players = seat_functions(parse_seats(",".join([f"search[policy={policy}]"] * 4)))
     return arena_for(players, seat)
@@ -53,8 +53,8 @@ def _rollout_arena(policy: str, seat: int):
 
 def _own_arena(players, seat: int):
     """An arena for the seat's own strategy when it searches (its answer needs one), else empty."""
-    from .arena import AR_HEADER, AR_LEN
-    from .sample import arena_for
+    from simcore.contract.arena import AR_HEADER, AR_LEN
+    from simcore.engine.sample import arena_for
 
     if players.arena[seat * AR_HEADER + AR_LEN] > 0:
         return arena_for(players, seat)
@@ -72,9 +72,9 @@ def judge_hand(hand: RunHand, seat: int, decision: int | None = None, rollouts: 
     ``shape``: the sampler's weight on the opponents' shanten (default: the search player's)."""
     from strategies.search import MAX_CAND, ask_posed, judge_posed
 
-    from .sample import pose
-    from .tables import load_tables
-    from .trace import run_traced
+    from simcore.engine.sample import pose
+    from simcore.contract.tables import load_tables
+    from simcore.inspection.trace import run_traced
 
     if not 0 <= seat < 4:
         raise ValueError(f"--seat {seat}: a seat is 0..3")
@@ -177,7 +177,7 @@ def hand_setup(run=None, hand: int = 0, rules="battle", sets=None, seats=None, s
         return hands_of_run(run, [hand])[0]
     from strategies.registry import parse_seats, seat_functions
 
-    from .rules import resolve
+    from simcore.contract.rules import resolve
 
     specs = parse_seats(seats)
     return RunHand(resolve(rules, sets), seat_functions(specs), [s.canonical for s in specs], seed, hand, hand % 4,

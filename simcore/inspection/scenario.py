@@ -26,15 +26,12 @@ from dataclasses import dataclass, field
 import numba as nb
 import numpy as np
 
-from . import engine as E
-from . import records as rec
-from .rules import RuleSet, resolve
-from .tiles import N_KINDS, parse_tiles, suit_index
-from .trace import TracedHand, trace_hand
-from .view import (
-    A_KONG, A_WIN, C_KONG, C_PASS, C_PUNG, C_WIN, Q_CLAIM, Q_EXCHANGE, Q_ROB, Q_TURN, Q_VOID, STRATEGY_SIG,
-    V_HAND, V_LOCKED, V_MUST_VOID, V_TILE, V_VOID, V_ME, pack3,
-)
+from simcore.engine import kernel as E
+from simcore.contract import records as rec
+from simcore.contract.rules import RuleSet, resolve
+from simcore.contract.tiles import N_KINDS, parse_tiles, suit_index
+from simcore.inspection.trace import TracedHand, trace_hand
+from simcore.contract.view import A_KONG, A_WIN, C_KONG, C_PASS, C_PUNG, C_WIN, Q_CLAIM, Q_EXCHANGE, Q_ROB, Q_TURN, Q_VOID, STRATEGY_SIG, V_HAND, V_LOCKED, V_MUST_VOID, V_TILE, V_VOID, V_ME, pack3
 
 
 @nb.njit(STRATEGY_SIG, cache=True)
@@ -154,7 +151,7 @@ class Scenario:
                           fixed_wall=self.wall(), fixed_dir=self.direction, script=script, check=True)
         err = int(hand.hand[0, rec.H_ERROR])
         if err != rec.ERR_NONE:
-            from .batch import describe_error
+            from simcore.runs.batch import describe_error
             raise AssertionError(describe_error(hand.hand[0], self.hand_index, names, "this scenario"))
         if strict:
             for seat in range(4):

@@ -4,7 +4,7 @@ error and invariant codes.
 The engine writes one hand row (``H_*``), four seat rows (``S_*``), a win row per win
 (``W_*``) and a payment row per payment (``P_*``) for every hand it plays; with tracing on,
 it also appends event rows to a log (``EV_*`` kinds, columns ``LW_*``). Everything that reads
-those arrays (``simcore.io``, ``simcore.trace``, ``simcore.batch``, the benchmarks, the
+those arrays (``simcore.runs.shards``, ``simcore.inspection.trace``, ``simcore.runs.batch``, the benchmarks, the
 conformance check) imports the layout from here, not from the kernel.
 
 Jitted code inlines these constants, so this module is part of numba's cache key
@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .evaluate import N_PATTERNS
-from .tiles import N_KINDS
+from simcore.contract.evaluate import N_PATTERNS
+from simcore.contract.tiles import N_KINDS
 
 I64 = np.int64
 
@@ -42,7 +42,7 @@ CHOSE_PASS, CHOSE_PUNG, CHOSE_KONG = (I64(i) for i in range(3))
 N_HAND_FIELDS = 14
 
 # The situations a strategy answers, finer than the question kinds: what ``sichuan strategies
-# --check`` must put to a strategy (``simcore.conformance``). A turn is classed by its first
+# --check`` must put to a strategy (``simcore.inspection.conformance``). A turn is classed by its first
 # option of: locked (a blood-flow winner with a choice), a win, a kong, else a discard; a claim
 # by the options it offers (a kong is offered only with a pung).
 SITUATIONS = ("exchange", "void", "turn_discard", "turn_kong", "turn_win", "locked_turn",

@@ -11,13 +11,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import engine as E
-from . import evaluate as ev
-from . import records as rec
-from .rules import RuleSet
-from .tables import load_tables
-from .tiles import DEALER_TILES, HAND_TILES, N_KINDS, N_TILES, SUITS, tile_list, tile_text
-from .view import MELD_NAMES, STRATEGY_TYPE  # noqa: F401
+from simcore.engine import kernel as E
+from simcore.contract import evaluate as ev
+from simcore.contract import records as rec
+from simcore.contract.rules import RuleSet
+from simcore.contract.tables import load_tables
+from simcore.contract.tiles import DEALER_TILES, HAND_TILES, N_KINDS, N_TILES, SUITS, tile_list, tile_text
+from simcore.contract.view import MELD_NAMES, STRATEGY_TYPE  # noqa: F401
 
 LOG_ROWS = 1024
 
@@ -48,12 +48,12 @@ class TracedHand:
         """None if the hand played through; else the one-line description of what stopped it."""
         if int(self.hand[0, rec.H_ERROR]) == rec.ERR_NONE:
             return None
-        from .batch import describe_error
+        from simcore.runs.batch import describe_error
 
         names = self.strategies or [f"seat {s}" for s in range(4)]
         hint = hint or self.hint
         if hint is None:
-            from .batch import trace_command
+            from simcore.runs.batch import trace_command
 
             hint = (trace_command(self.rules, self.seed, self.index, self.strategies or None) if self.rules is not None
                     else f"sichuan trace --seed {self.seed} --hand {self.index}")
@@ -105,9 +105,7 @@ def _check_fields(rules: RuleSet, S, seat: int, waits: int) -> dict:
 def _why(S, kind: int, seat: int, q: int, ans: int) -> str:
     """Why the engine refused an answer, from the state it stopped in (the seat's view holds the
     options it was offered)."""
-    from .view import (A_KONG, A_WIN, C_KONG, C_PASS, C_PUNG, C_WIN, N_SCRATCH, PACK3_END, Q_CLAIM, Q_EXCHANGE,
-                       Q_ROB, Q_TURN, Q_VOID, V_CAN_KONG, V_CAN_PUNG, V_CAN_WIN, V_KONG_MASK, V_SCRATCH, V_TILE,
-                       VIEW_LEN, slot_name, unpack3)
+    from simcore.contract.view import A_KONG, A_WIN, C_KONG, C_PASS, C_PUNG, C_WIN, N_SCRATCH, PACK3_END, Q_CLAIM, Q_EXCHANGE, Q_ROB, Q_TURN, Q_VOID, V_CAN_KONG, V_CAN_PUNG, V_CAN_WIN, V_KONG_MASK, V_SCRATCH, V_TILE, VIEW_LEN, slot_name, unpack3
 
     if kind == rec.ERR_VIEW_WRITE:
         return (f"it wrote view slot {ans} ({slot_name(ans)}); a strategy may write only its scratch slots "
@@ -167,8 +165,8 @@ def _why(S, kind: int, seat: int, q: int, ans: int) -> str:
 
 def _error_event(S, hand, strategies) -> dict:
     """The answer (or broken invariant) that stopped the hand, and why."""
-    from .batch import _answer_text
-    from .view import QUESTION_NAMES
+    from simcore.runs.batch import _answer_text
+    from simcore.contract.view import QUESTION_NAMES
 
     kind = int(hand[0, rec.H_ERROR])
     seat = int(hand[0, rec.H_ERR_SEAT])
@@ -192,8 +190,8 @@ def run_traced(rules: RuleSet, players, seed: int, g: int, dealer: int, scores=N
                fixed_wall=None, fixed_dir: int = 0, script=None, check: bool = True,
                win_cap: int = 256, pay_cap: int = 1024, pause: int = 0, state=None):
     """Play hand g with the log on; returns the raw arrays (state, log, rows). ``players`` as
-    ``simcore.batch.run_batch`` takes them. ``pause`` > 0 stops the hand at that resume point
-    (``simcore.engine.play_on``; the state's O_AT says where, AT_END if the hand ended first);
+    ``simcore.runs.batch.run_batch`` takes them. ``pause`` > 0 stops the hand at that resume point
+    (``simcore.engine.kernel.play_on``; the state's O_AT says where, AT_END if the hand ended first);
     ``state``, a state so stopped (or a copy), plays that hand on instead of a new one."""
     from strategies.registry import players_of
 

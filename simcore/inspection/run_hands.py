@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pyarrow.compute as pc
 
-from . import io as rio
-from .runner import RunConfig
-from .trace import TracedHand, trace_hand
+from simcore.runs import shards as rio
+from simcore.runs.runner import RunConfig
+from simcore.inspection.trace import TracedHand, trace_hand
 
 
 def _rows_of_hand(run_dir: Path, table: str, g: int, columns):
-    from .analysis import load
+    from simcore.runs.analysis import load
 
     return load(run_dir, tables=[table], columns={table: columns}, filter=pc.field("hand") == g)[table].to_dict("records")
 
@@ -94,7 +94,7 @@ def traced_hands_of_run(run_dir, hands, rules_spec=None, sets=(), seed=None, sea
     if rules_spec is not None or sets or seed is not None or seats_spec is not None:
         raise ValueError("with a run directory the run's own rules, seed and seats are used: "
                          "drop --rules, --set, --seed and --seats")
-    from .batch import trace_command
+    from simcore.runs.batch import trace_command
 
     out: list[TracedHand] = []
     for h in hands_of_run(run_dir, hands):

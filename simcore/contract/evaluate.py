@@ -14,12 +14,9 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from .rules import (
-    R_FAN_ALL_TRIPLETS, R_FAN_CAP, R_FAN_FOUR_DECLARED, R_FAN_FULL_FLUSH, R_FAN_KONG_DISCARD, R_FAN_KONG_REPLACEMENT,
-    R_FAN_LAST_TILE, R_FAN_ROBBING_KONG, R_FAN_ROOT, R_FAN_SELF_DRAW, R_FAN_SEVEN_PAIRS, R_LIMIT_HANDS,
-)
-from .tables import INF, PAIR_OFF, STRIDE, final_at
-from .tiles import N_KINDS, NO_VOID  # noqa: F401  (NO_VOID: hand.py and tests read it here)
+from simcore.contract.rules import R_FAN_ALL_TRIPLETS, R_FAN_CAP, R_FAN_FOUR_DECLARED, R_FAN_FULL_FLUSH, R_FAN_KONG_DISCARD, R_FAN_KONG_REPLACEMENT, R_FAN_LAST_TILE, R_FAN_ROBBING_KONG, R_FAN_ROOT, R_FAN_SELF_DRAW, R_FAN_SEVEN_PAIRS, R_LIMIT_HANDS
+from simcore.contract.tables import INF, PAIR_OFF, STRIDE, final_at
+from simcore.contract.tiles import N_KINDS, NO_VOID  # noqa: F401  (NO_VOID: hand.py and tests read it here)
 
 PATTERNS = (
     "all_triplets", "seven_pairs", "full_flush", "four_declared", "root", "kong_replacement",

@@ -6,7 +6,7 @@ approximation over hands, the hand being the unit: a strategy's seats in one han
 first, since the four nets of a hand are dependent), rates with Wilson intervals.
 
 :func:`summarize`, :func:`run_overview` and :func:`patterns` read a run directory shard by shard
-(``simcore.scan``): each chunk gives partial counts, integer sums and moments, combined at the
+(``simcore.runs.scan``): each chunk gives partial counts, integer sums and moments, combined at the
 end, so their memory does not grow with the run. Given a loaded :class:`Run` they compute the
 same from its DataFrames.
 """
@@ -23,10 +23,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from . import io as rio
-from . import tally
-from .evaluate import PATTERNS
-from .records import END_REASONS, NET_COLUMNS, WIN_KINDS
+from simcore.runs import shards as rio
+from simcore.runs import tally
+from simcore.contract.evaluate import PATTERNS
+from simcore.contract.records import END_REASONS, NET_COLUMNS, WIN_KINDS
 
 Z95 = 1.959963984540054
 
@@ -82,7 +82,7 @@ def load(run_dir, tables=None, columns: dict | None = None, filter=None) -> Run:
     """
     import pyarrow.dataset as ds
 
-    from .scan import CorruptShardError, read_shard, shard_paths
+    from simcore.runs.scan import CorruptShardError, read_shard, shard_paths
 
     run_dir = Path(run_dir)
     manifest = rio.read_manifest(run_dir)
@@ -135,14 +135,14 @@ def sql(run_dir):
     """A DuckDB connection with the views ``hands``, ``seats``, ``payments`` and ``wins`` over
     the run's complete chunks (a half-written or missing chunk is never visible):
 
-        con = simcore.analysis.sql("runs/big")
+        con = simcore.runs.analysis.sql("runs/big")
         con.sql("SELECT strategy, avg(flower_pig::int) FROM seats GROUP BY ALL").df()
     """
     try:
         import duckdb
     except ImportError:
         raise ValueError("SQL needs DuckDB: pip install 'sichuan-sim[sql]' (make setup installs it)") from None
-    from .scan import shard_paths
+    from simcore.runs.scan import shard_paths
 
     run_dir = Path(run_dir)
     rio.read_manifest(run_dir)
@@ -435,7 +435,7 @@ def batch_summary(res, seat_labels) -> dict:
     ends = np.zeros(len(END_REASONS), np.int64)
     winners = np.zeros(5, np.int64)
     sums = np.zeros(2, np.int64)
-    from .records import H_N_WINS
+    from simcore.contract.records import H_N_WINS
 
     tally.batch_tally(res.seat, res.win, np.ascontiguousarray(res.hand[:, H_N_WINS]), res.hand, nets, out,
                       out_reasons, win_out, pat_out, ends, winners, sums)
@@ -576,7 +576,7 @@ def totals(run, by: str = "strategy", threads: int | None = None) -> Totals:
         if tables["hands"].num_rows:
             overview = _hand_partial(tables["hands"])
         return Totals(by, groups, overview)
-    from .scan import check_footers, scan
+    from simcore.runs.scan import check_footers, scan
 
     manifest = rio.read_manifest(run)
     labels = list(manifest["config"]["seats"])  # a run's seat s plays the same strategy every hand

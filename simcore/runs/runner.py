@@ -21,13 +21,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from .version import __version__
-from . import io as rio
-from .batch import InvariantError, StrategyAnswerError, run_batch
-from .files import ManagedDir
-from .rules import RuleSet, apply_overrides, preset
-
-DEFAULT_CHUNK_HANDS = 100_000
+from simcore.contract.rules import RuleSet, apply_overrides, preset
+from simcore.runs import DEFAULT_CHUNK_HANDS
+from simcore.runs import shards as rio
+from simcore.runs.batch import InvariantError, StrategyAnswerError, run_batch
+from simcore.runs.files import ManagedDir
+from simcore.version import __version__
 
 
 class RunError(RuntimeError):
@@ -96,7 +95,7 @@ def cpu_count() -> int:
 def _trace_hint(run_dir: Path, cfg: RunConfig, hand: int) -> str:
     """The trace of the run's hand; for independent hands also the command that needs no run
     directory (an experiment's or a comparison's runs may be temporary)."""
-    from .batch import trace_command
+    from simcore.runs.batch import trace_command
 
     of_run = trace_command(cfg.rules, cfg.seed, hand, run_dir=run_dir)
     if cfg.match_mode:
@@ -128,7 +127,7 @@ def _play(run_dir, cfg: RunConfig, fns: tuple, first: int, count: int, threads: 
 
 def _write(run_dir, cfg: RunConfig, config: dict, chunk: int, first: int, count: int, res) -> None:
     """A chunk's results as its four shards, its summary tallies in the hands shard's footer."""
-    from .analysis import batch_summary
+    from simcore.runs.analysis import batch_summary
 
     tables = rio.batch_tables(res, list(cfg.seats))
     summary = batch_summary(res, list(cfg.seats))
@@ -269,7 +268,7 @@ def _strategy_files(cfg: RunConfig) -> dict[str, str]:
 
 def _strategy_paths(cfg: RunConfig) -> dict[str, str]:
     """{path as the seats give it: absolute path} of the run's user strategy files, so its hands
-    can be traced from any directory (``simcore.runs``)."""
+    can be traced from any directory (``simcore.inspection.run_hands``)."""
     from strategies.registry import user_paths
 
     return user_paths(",".join(cfg.seats))

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from .messages import did_you_mean
+from simcore.contract.messages import did_you_mean
 
 PRESETS = ("battle", "flow", "chengdu", "kawu", "tfmj")
 DEFAULT_PRESET = "battle"

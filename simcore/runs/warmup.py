@@ -1,11 +1,11 @@
 """A first run after install compiles the engine and the strategies it plays, over a minute on
 one core. The two compile independently (the engine calls a strategy through a function
-pointer, ``simcore.nrt``, and is compiled for its own signature, ``engine.batch_kernel``), so
+pointer, ``simcore.contract.nrt``, and is compiled for its own signature, ``engine.batch_kernel``), so
 with a second core a child process compiles the seats' strategies and builds the suit tables
 into their caches while this process compiles the engine; the strategies and tables then load
 from the caches. Warm caches skip all of it.
 
-``python -m simcore.warmup SEATS...`` is the child: each SEATS as ``sichuan simulate --seats``
+``python -m simcore.runs.warmup SEATS...`` is the child: each SEATS as ``sichuan simulate --seats``
 takes it.
 """
 
@@ -22,7 +22,7 @@ def engine_cached() -> bool:
     is keyed by their hash (``simcore.numba_cache``), so any index of it there is this one's."""
     from numba.core import config
 
-    return any(Path(config.CACHE_DIR).glob("*/engine.play_batch-*.nbi"))
+    return any(Path(config.CACHE_DIR).glob("*/kernel.play_batch-*.nbi"))
 
 
 def warm(seat_specs: list[str]) -> bool:
@@ -32,10 +32,10 @@ def warm(seat_specs: list[str]) -> bool:
     compiled again where it is played, and its error reported there."""
     if os.environ.get("NUMBA_DISABLE_JIT", "0") != "0" or (os.cpu_count() or 1) < 2 or engine_cached():
         return False
-    child = subprocess.Popen([sys.executable, "-m", "simcore.warmup", *seat_specs], stdin=subprocess.DEVNULL,
+    child = subprocess.Popen([sys.executable, "-m", "simcore.runs.warmup", *seat_specs], stdin=subprocess.DEVNULL,
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        from simcore.engine import batch_kernel
+        from simcore.engine.kernel import batch_kernel
 
         batch_kernel()
         child.wait()
@@ -47,7 +47,7 @@ def warm(seat_specs: list[str]) -> bool:
 
 
 def _main(argv: list[str]) -> int:
-    from simcore.tables import load_tables
+    from simcore.contract.tables import load_tables
     from strategies.registry import parse_seats, seat_functions
 
     load_tables()

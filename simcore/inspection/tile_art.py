@@ -1,4 +1,4 @@
-"""Mahjong tiles as SVG symbols for the hand viewer (``simcore.viewer``).
+"""Mahjong tiles as SVG symbols for the hand viewer (``simcore.inspection.page``).
 
 Every glyph is a path or a shape, never text: the page must look the same offline and in a
 browser without CJK fonts (the test browser has none). Dots are circles, bamboo is sticks,
@@ -10,7 +10,7 @@ as a small Arabic digit in the corner so it reads at a glance. ``symbols()`` giv
 
 from __future__ import annotations
 
-from .tiles import N_KINDS, tile_text
+from simcore.contract.tiles import N_KINDS, tile_text
 
 VIEWBOX = "0 0 60 80"
 COLOURS = {"m": "#b3202a", "p": "#1f56b0", "s": "#17804a"}

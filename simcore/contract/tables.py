@@ -29,7 +29,7 @@ from pathlib import Path
 import numba as nb
 import numpy as np
 
-from .numba_cache import cache_root
+from simcore.numba_cache import cache_root
 
 N_CODES = 5**9
 STRIDE = 256

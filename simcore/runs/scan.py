@@ -17,7 +17,7 @@ from typing import Callable, Iterator
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from . import io as rio
+from simcore.runs import shards as rio
 
 
 class CorruptShardError(ValueError):
@@ -27,8 +27,8 @@ class CorruptShardError(ValueError):
 def resume_command(run_dir: Path, manifest: dict) -> str:
     """The ``sichuan simulate`` command that resumes the run in ``run_dir`` (it plays the
     missing and corrupt chunks again)."""
-    from .rules import preset
-    from .runner import DEFAULT_CHUNK_HANDS
+    from simcore.contract.rules import preset
+    from simcore.runs import DEFAULT_CHUNK_HANDS
 
     cfg = manifest.get("config", {})
     parts = ["sichuan simulate"]

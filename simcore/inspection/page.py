@@ -1,12 +1,12 @@
 """The hand viewer: one self-contained HTML page that replays hands event by event.
 
-The page's data is the replayer's (``simcore.replayer``): the table after every event, encoded
+The page's data is the replayer's (``simcore.inspection.replayer``): the table after every event, encoded
 compactly (a seat's part only when it changed), plus each event's text as every seat saw it. The
 page's script only draws what it is given and applies the seat-view rule of
 ``replayer.seat_view`` (the browser tests hold both to the replayer). Everything is inline (CSS,
-script, tiles as SVG symbols from ``simcore.tile_art``): the file works offline.
+script, tiles as SVG symbols from ``simcore.inspection.tile_art``): the file works offline.
 
-With a review (``simcore.analyze.review``), each judged decision of one seat is shown at the
+With a review (``simcore.inspection.review.review``), each judged decision of one seat is shown at the
 table it was taken at, with every option's worth, and the costliest are listed.
 
 Several hands give one page with a hand selector; each hand's data sits in its own inert
@@ -20,9 +20,9 @@ import json
 from importlib import resources
 from pathlib import Path
 
-from .replayer import Seat, Table, event_seen, iter_tables, settlement, split_hands
-from .tile_art import symbols
-from .tiles import SUITS
+from simcore.inspection.replayer import Seat, Table, event_seen, iter_tables, settlement, split_hands
+from simcore.inspection.tile_art import symbols
+from simcore.contract.tiles import SUITS
 
 MAX_HANDS = 500           # hands on one page at most (a hand is about 40 KB of data: 500 make a 20 MB page)
 MAX_HAND_BYTES = 300_000  # the budget of one hand's data on a page
@@ -157,7 +157,7 @@ def _r3(x: float) -> float:
 
 
 def review_payload(review: dict) -> dict:
-    """The reviewer's judgements (``simcore.analyze.review``) as the page draws them: per decision
+    """The reviewer's judgements (``simcore.inspection.review.review``) as the page draws them: per decision
     the step it was taken at (the table after event ``event - 1``), the options best first as
     [answer, mean, lo, hi, gap, gap_lo, gap_hi, chosen], and what the choice gave up."""
     decisions = []
@@ -220,7 +220,7 @@ def hand_payload(events: list[dict], review: dict | None = None) -> dict:
 
 
 def _asset(name: str) -> str:
-    return resources.files("simcore").joinpath("assets", name).read_text(encoding="utf-8")
+    return resources.files("simcore.inspection").joinpath("assets", name).read_text(encoding="utf-8")
 
 
 def _inert_json(data) -> str:
@@ -237,7 +237,7 @@ def _label(p: dict) -> str:
 
 def page(hands: list[list[dict]], title: str | None = None, reviews: list[dict | None] | None = None) -> str:
     """One HTML page showing the hands (each a list of TRACE.md events), each with its review
-    (``simcore.analyze.review``) if ``reviews`` gives one."""
+    (``simcore.inspection.review.review``) if ``reviews`` gives one."""
     if not hands:
         raise ViewerError("no hands to show")
     if len(hands) > MAX_HANDS:
@@ -288,7 +288,7 @@ class HandViewer:
         return [e for h in self.hands for e in h]
 
     def tables(self, i: int = 0) -> list[Table]:
-        from .replayer import replay_events
+        from simcore.inspection.replayer import replay_events
         return replay_events(self.hands[i])
 
     def html(self) -> str:

@@ -20,10 +20,10 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from . import records as rec
-from .batch import BatchResult
-from .evaluate import N_PATTERNS, PATTERNS
-from .tiles import N_KINDS, NO_VOID, SUITS, tile_text
+from simcore.contract import records as rec
+from simcore.runs.batch import BatchResult
+from simcore.contract.evaluate import N_PATTERNS, PATTERNS
+from simcore.contract.tiles import N_KINDS, NO_VOID, SUITS, tile_text
 
 SCHEMA_VERSION = 2
 READABLE_VERSIONS = (1, 2)   # version 1: before the tfmj options, without the ADDED_COLUMNS

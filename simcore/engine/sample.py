@@ -7,7 +7,7 @@ What is exact:
 - each opponent's concealed tile count and the wall's count (public);
 - the tiles the seat passed in the exchange are in the receiver's hand, except as many of each
   kind as the receiver has since discarded or could have put into its declared sets;
-- the void caps (``simcore.view.V_VOID_CAP``): an opponent that discarded outside its void suit,
+- the void caps (``simcore.contract.view.V_VOID_CAP``): an opponent that discarded outside its void suit,
   claimed a pung or declared a kong (unless the rules allow that while holding void tiles) held no
   void tile then; since, it holds at most one more per draw, one fewer per void tile discarded;
 - at an added kong (a robbing question), the kong's tile is in the adder's hand;
@@ -41,7 +41,7 @@ What is approximated:
 - discards and set-aside winning tiles are all counted as piled (the engine needs only their
   sum, and a claimed discard in the pile).
 
-A sampled state resumes at the question being asked (``simcore.engine.play_on``), with the seat's
+A sampled state resumes at the question being asked (``simcore.engine.kernel.play_on``), with the seat's
 answer given by a one-entry script (``set_answer``).
 """
 
@@ -50,14 +50,14 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from . import engine as E
-from . import view as vw
-from .arena import AR_FNS, AR_SETUP, AR_STATE_LEN, AR_STATES, AR_WORK, N_STATES
-from .evaluate import shanten
-from .nrt import address_of, data_ptr, int64_ptr, view_of
-from .rng import STREAM_SEAT, STREAM_WALL, stream_key, stream_value
-from .rules import N_RULE_FIELDS, R_FLOW
-from .tiles import N_KINDS, NO_VOID
+from simcore.engine import kernel as E
+from simcore.contract import view as vw
+from simcore.contract.arena import AR_FNS, AR_SETUP, AR_STATE_LEN, AR_STATES, AR_WORK, N_STATES
+from simcore.contract.evaluate import shanten
+from simcore.contract.nrt import address_of, data_ptr, int64_ptr, view_of
+from simcore.contract.rng import STREAM_SEAT, STREAM_WALL, stream_key, stream_value
+from simcore.contract.rules import N_RULE_FIELDS, R_FLOW
+from simcore.contract.tiles import N_KINDS, NO_VOID
 
 I64 = np.int64
 WALL = I64(4)      # the holder index of the wall
@@ -67,7 +67,7 @@ KONG_TRIES = 16    # kinds drawn again for unknown concealed kongs when the caps
 # why ``sample_state`` found no table (in the work slot WK_FAIL; never in play: each is a bug)
 SAMPLE_OK, SAMPLE_NO_KONG_KIND, SAMPLE_KNOWN_EXCESS, SAMPLE_COUNT_MISMATCH, SAMPLE_CAPS = (I64(i) for i in range(5))
 
-# the sampler's work space (``simcore.arena``: AR_WORK slots after the states)
+# the sampler's work space (``simcore.contract.arena``: AR_WORK slots after the states)
 WK_UNSEEN = 0                  # 27: unseen tiles not yet placed
 WK_HIDDEN = WK_UNSEEN + 32     # [holder*27 + t]: each seat's hidden tiles (hand and concealed kongs)
 WK_POOL = WK_HIDDEN + 4 * 32   # up to 108 tiles to place
@@ -480,7 +480,7 @@ def _deal_unseen(view, tab, W, key):
 
 @nb.njit(cache=True, _nrt=False)
 def sample_state(view, tab, A, S, seed, k, check):
-    """Fill the rollout state S (``simcore.engine.ROLLOUT_STATE_LEN`` slots) with a table
+    """Fill the rollout state S (``simcore.engine.kernel.ROLLOUT_STATE_LEN`` slots) with a table
     consistent with ``view``, resuming at the view's question; the rollout players, their setup
     and the work space come from the arena A. Its randomness is (seed, k): the same (seed, k)
     gives the same table. Returns False when the view admits no table (never in play: a bug)."""
@@ -724,7 +724,7 @@ def set_answer(S, seat, q, answer):
     S[o + 2] = answer
 
 
-# -- from Python (tests, ``simcore.analyze``) -----------------------------------------------------
+# -- from Python (tests, ``simcore.inspection.review``) -----------------------------------------------------
 
 
 @nb.njit(cache=True)
@@ -741,7 +741,7 @@ def _fill_arena(A, rfns, arena, seat):
 def arena_for(players, seat: int) -> np.ndarray:
     """A search arena for ``seat`` of ``players`` (``strategies.registry.Players``; the seat must
     search), outside any batch."""
-    from .arena import AR_HEADER, AR_LEN
+    from simcore.contract.arena import AR_HEADER, AR_LEN
 
     n = int(players.arena[seat * AR_HEADER + AR_LEN])
     if n <= 0:
@@ -774,9 +774,9 @@ def sample_failure(A) -> int:
 
 def sample_table(S, seat: int, A, seed: int, k: int, check: bool = True, shape: float = 0.0):
     """A table sampled for ``seat`` from its view in the real state S (stopped at a resume
-    point and posed, ``simcore.engine.pose``), as a new array; None when the sampler failed.
+    point and posed, ``simcore.engine.kernel.pose``), as a new array; None when the sampler failed.
     ``shape``: the weight on the opponents' shanten (``set_shape``; 0, uniform)."""
-    from .tables import load_tables
+    from simcore.contract.tables import load_tables
 
     A[AR_STATES + N_STATES * A[AR_STATE_LEN] + WK_SHAPE] = int(round(shape * 1000))
     ok = _sample_py(S, np.int64(seat), load_tables(), A, np.int64(seed), np.int64(k), bool(check))
@@ -797,6 +797,6 @@ def _pose_py(S, seat):
 
 
 def pose(S, seat: int) -> int:
-    """``simcore.engine.pose`` on a state array: the question the stopped hand puts to ``seat``
+    """``simcore.engine.kernel.pose`` on a state array: the question the stopped hand puts to ``seat``
     (its view then shows it), or -1."""
     return int(_pose_py(S, np.int64(seat)))

@@ -6,7 +6,7 @@ engine in check mode, until the spec's strategies have answered ``situations`` q
 Then every situation a strategy answers (``records.SITUATIONS``: exchange, void, an own turn
 with a win, with a kong or a plain discard, a locked blood-flow seat's turn with a choice,
 each combination of claims, a robbable kong) must have been put to it ``MIN_EACH`` times:
-those real play reached fewer times are put to it in steered hands (``simcore.situations``:
+those real play reached fewer times are put to it in steered hands (``simcore.inspection.situations``:
 fixed walls, scripted opponents), and a situation still short fails the check, named.
 The engine itself judges every answer (the same validation that stops a run), and check mode
 adds that a strategy writes nothing in its view but its scratch slots and its random stream.
@@ -25,12 +25,12 @@ import numpy as np
 
 from strategies.registry import StrategyError, parse_seat, parse_seats, seat_functions, split_top
 
-from . import records as rec
-from .batch import InvariantError, StrategyAnswerError, run_batch, trace_command
-from .rules import PRESETS, preset
-from .situations import play_steered, steered
-from .tables import load_tables
-from .view import QUESTION_NAMES
+from simcore.contract import records as rec
+from simcore.runs.batch import InvariantError, StrategyAnswerError, run_batch, trace_command
+from simcore.contract.rules import PRESETS, preset
+from simcore.inspection.situations import play_steered, steered
+from simcore.contract.tables import load_tables
+from simcore.contract.view import QUESTION_NAMES
 
 FIELD = (
     "random+exchange=random+void=random",
@@ -171,7 +171,7 @@ def _steer(report: Report, spec: str, seed: int) -> None:
             report.steered_hands += 1
             if int(hand[rec.H_ERROR]) != rec.ERR_NONE:
                 if int(hand[rec.H_ERR_SEAT]) == me:
-                    from .batch import describe_error
+                    from simcore.runs.batch import describe_error
                     names = [spec if s == me else "scripted" for s in range(4)]
                     report.failures.append(describe_error(hand, g - 1, names, _steered_hint(sc, sname)))
                 continue  # an opponent's script that the hand made illegal: draw another
@@ -189,6 +189,6 @@ def _steer(report: Report, spec: str, seed: int) -> None:
 
 
 def _steered_hint(sc, situation: str) -> str:
-    """How to replay a steered hand: the scenario's deal (``simcore.scenario.Scenario``)."""
+    """How to replay a steered hand: the scenario's deal (``simcore.inspection.scenario.Scenario``)."""
     return (f"a steered hand for situation {situation!r} (rules {sc.rules}, dealer {sc.dealer}, hands {sc.hands}, "
-            f"draws {sc.draws!r}, voids {sc.voids!r}, scripts {sc.scripts}); replay it with simcore.scenario.Scenario")
+            f"draws {sc.draws!r}, voids {sc.voids!r}, scripts {sc.scripts}); replay it with simcore.inspection.scenario.Scenario")

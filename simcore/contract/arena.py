@@ -3,7 +3,7 @@ and plays them out (ARCHITECTURE.md: Search).
 
 The engine gives every seat whose strategies declare a rollout policy
 (``strategies.params.parameters(..., rollout="policy")``) an arena per block of hands and writes its address into the seat's view
-(``simcore.view.V_ARENA``). An arena holds the rollout players (their addresses and setup, laid out
+(``simcore.contract.view.V_ARENA``). An arena holds the rollout players (their addresses and setup, laid out
 as the engine's header holds the seats' own), then room for sampled states and the sampler's work.
 It never holds anything of the hidden state: the searching strategy fills it from its view alone.
 
@@ -19,7 +19,7 @@ Layout of one seat's arena (int64 slots)::
 
 from __future__ import annotations
 
-from .view import SETUP_LEN
+from simcore.contract.view import SETUP_LEN
 
 AR_LEN = 0
 AR_FNS = 1

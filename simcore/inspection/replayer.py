@@ -1,6 +1,6 @@
 """Replay a hand's trace (docs/TRACE.md) in pure Python: the table after every event.
 
-The viewer (``simcore.viewer``) draws these tables and the browser tests hold the page to them,
+The viewer (``simcore.inspection.page``) draws these tables and the browser tests hold the page to them,
 so the replayer is built from TRACE.md alone, not from the engine's state: it moves tiles as the
 events say, and it checks every fact the trace states twice (a draw against the wall, a
 winner's tiles, a checked seat's tiles, tiles left, the end's nets and scores), raising
@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
-from .tiles import N_KINDS, N_TILES, SUITS, tile_index, tile_text
+from simcore.contract.tiles import N_KINDS, N_TILES, SUITS, tile_index, tile_text
 
 DEAL_TILES = 53          # the dealer's 14 and three times 13 (the deal event of docs/TRACE.md)
 HIDDEN = "?"             # a tile a seat view does not show

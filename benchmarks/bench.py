@@ -1,8 +1,8 @@
 """Benchmarks: the figures `make bench` measures, checked against the project's targets.
 
-    python -m simcore.bench                         # every section; BENCHMARKS.md gains an entry
-    python -m simcore.bench --only engine,ladder    # some sections (the entry holds only those)
-    python -m simcore.bench --quick                 # smaller sizes, for a quick look
+    python -m benchmarks.bench                         # every section; BENCHMARKS.md gains an entry
+    python -m benchmarks.bench --only engine,ladder    # some sections (the entry holds only those)
+    python -m benchmarks.bench --quick                 # smaller sizes, for a quick look
 
 Sections print their figures as they go (progress on stderr) and return a dict of figures:
 
@@ -46,8 +46,8 @@ from pathlib import Path
 import numba as nb
 import numpy as np
 
-from simcore.evaluate import is_win, regular_shanten, shanten
-from simcore.rules import PRESETS
+from simcore.contract.evaluate import is_win, regular_shanten, shanten
+from simcore.contract.rules import PRESETS
 
 ROOT = Path(__file__).resolve().parent.parent
 PLAYS = ("random", "greedy", "efficient", "flush", "defensive", "expert")
@@ -171,7 +171,7 @@ def _random_hands(n, seed, two_suits):
     return hands, voids
 
 
-# Not cached: numba's cache would not notice a change in simcore.evaluate. ``fn`` is one of the
+# Not cached: numba's cache would not notice a change in simcore.contract.evaluate. ``fn`` is one of the
 # evaluator's jitted functions (compiled into its own specialization of the loop).
 @nb.njit
 def _eval_loop(fn, tab, hands, voids, passes):
@@ -198,7 +198,7 @@ def _ns_per_call(fn, tab, hands, voids, calls: int, reps: int = 5) -> float:
 def _table_load_ms(reps: int = 9) -> float:
     """Best warm load of the cached table file: the in-process memo is cleared before each
     load, so what is timed is reading and checking the file (the OS has it cached)."""
-    from simcore import tables
+    from simcore.contract import tables
 
     tables.load_tables()
     kept = tables._TAB
@@ -223,7 +223,7 @@ EVAL_HANDS = 4096
 
 def bench_evaluator(ctx: Context) -> Figures:
     """The evaluator's cost per call on one core, in a jitted loop like the engine's."""
-    from simcore.tables import load_tables
+    from simcore.contract.tables import load_tables
 
     nb.set_num_threads(1)
     n = 200_000 if ctx.quick else 1_000_000
@@ -266,7 +266,7 @@ def hands_per_second(rules, fns, threads: int, min_seconds: float, tries: int = 
     Each timing plays whole batches of a default chunk's hands, as the runner does (a hand that
     outgrows the result slots is replayed alone), for at least ``min_seconds``. A first small
     batch compiles and warms."""
-    from simcore.batch import PAY_CAP, WIN_CAP, run_batch
+    from simcore.runs.batch import PAY_CAP, WIN_CAP, run_batch
 
     run_batch(rules, fns, SEED, 0, 2_000, threads=threads)
     best, first, replayed, batches = 0.0, 0, 0, 0
@@ -287,7 +287,7 @@ def hands_per_second(rules, fns, threads: int, min_seconds: float, tries: int = 
 
 def bench_engine(ctx: Context) -> Figures:
     """Hands/s of the jitted engine alone (no Parquet, no processes), per play and preset."""
-    from simcore.rules import preset
+    from simcore.contract.rules import preset
 
     min_seconds = 0.5 if ctx.quick else 2.0
     figs = Figures()
@@ -446,8 +446,8 @@ def run_compare(a: str, b: str, rules: str, walls: int) -> dict:
 
 
 def _search_rate(spec: str, hands: int) -> float:
-    from simcore.batch import run_batch
-    from simcore.rules import preset
+    from simcore.runs.batch import run_batch
+    from simcore.contract.rules import preset
 
     fns = seat_fns(spec)
     run_batch(preset("battle"), fns, SEED, 0, 4, threads=1)
@@ -460,7 +460,7 @@ def bench_search(ctx: Context) -> Figures:
     """The search player (issue 18): its speed, ``sichuan analyze``'s, and its strength in
     duplicate (``sichuan compare``) against the expert and efficient fields, its exchange and
     void policies, and a curve of strength against rollouts per candidate."""
-    from simcore.analyze import hand_setup, judge_hand
+    from simcore.inspection.review import hand_setup, judge_hand
 
     walls = max(SEARCH_WALLS // 10, 20) if ctx.quick else SEARCH_WALLS
     target_walls = max(SEARCH_TARGET_WALLS // 10, 20) if ctx.quick else SEARCH_TARGET_WALLS
@@ -624,7 +624,7 @@ def _big_run(ctx: Context, figs: Figures, tmp: TempDirs) -> None:
 
 def _engine_rate(play: str, threads: int) -> float:
     """Engine-only hands/s (``run_batch``) of a play at all four seats, battle, in this process."""
-    from simcore.rules import preset
+    from simcore.contract.rules import preset
 
     rate, _, _ = hands_per_second(preset("battle"), seat_fns(play), threads, 2.0)
     return rate
@@ -661,9 +661,9 @@ def _write_share(ctx: Context, figs: Figures) -> None:
     """CPU spent building and writing a chunk's tables against the CPU spent playing it (greedy,
     the fastest player, 100,000-hand chunks, one thread): what several workers pay on top of
     play when every core is busy."""
-    from simcore import io as rio
-    from simcore.batch import run_batch
-    from simcore.rules import preset
+    from simcore.runs import shards as rio
+    from simcore.runs.batch import run_batch
+    from simcore.contract.rules import preset
 
     rio.keep_freed_memory()
     nb.set_num_threads(1)
@@ -754,7 +754,7 @@ def bench_dask(ctx: Context) -> Figures:
     """The local executor against a Dask LocalCluster on the same greedy hands, and the wall
     time one more chunk adds: (t_small_chunks - t_default_chunks) / (extra chunks). Fixed
     costs (start-up, the cluster) cancel in the difference."""
-    from simcore.runner import DEFAULT_CHUNK_HANDS as large
+    from simcore.runs.runner import DEFAULT_CHUNK_HANDS as large
 
     hands = 400_000 if ctx.quick else 2_000_000
     small = hands // 200
@@ -785,8 +785,8 @@ _VERSUS_SCRIPT = """
 import json, sys, time
 import numba
 import simcore  # noqa: F401  (the tree's numba cache)
-from simcore.batch import run_batch
-from simcore.rules import preset
+from simcore.runs.batch import run_batch
+from simcore.contract.rules import preset
 from strategies.registry import parse_seats, seat_functions
 numba.set_num_threads(1)
 cases, batches, hands = json.loads(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
@@ -838,7 +838,7 @@ def bench_versus(ctx: Context) -> Figures:
     with tempfile.TemporaryDirectory(prefix="sichuan-versus-") as tmp:
         base = _tree_of(ctx.base, Path(tmp))
         # plays and presets every compared tree has (a newer tree may add presets)
-        theirs = subprocess.run([sys.executable, "-c", "from simcore.rules import PRESETS; print(','.join(PRESETS))"],
+        theirs = subprocess.run([sys.executable, "-c", "from simcore.contract.rules import PRESETS; print(','.join(PRESETS))"],
                                 cwd=tempfile.gettempdir(), env={**os.environ, "PYTHONPATH": str(base)},
                                 capture_output=True, text=True).stdout.strip().split(",")
         cases = [c for c in ENGINE_CASES if c[1] != "expert" and c[0] in theirs]
@@ -950,21 +950,21 @@ def save_history(path: Path, entries: list) -> None:
 
 INTRO = """# Benchmarks
 
-`make bench` (that is, `.venv/bin/python -m simcore.bench`) measures the simulator and records
+`make bench` (that is, `.venv/bin/python -m benchmarks.bench`) measures the simulator and records
 the figures here, newest run first, against the project's targets. One section alone:
-`.venv/bin/python -m simcore.bench --only engine` (sections: `evaluator`, `engine`, `ladder`,
+`.venv/bin/python -m benchmarks.bench --only engine` (sections: `evaluator`, `engine`, `ladder`,
 `policies`, `runs`, `dask`, `search`, and on request `versus`; `--quick` for smaller sizes; `--help`). Each run appends an entry to
 `benchmarks/history.json`, from which this file is regenerated; "previous" is the most recent
 earlier entry of the same size (full or quick) that has the figure.
 
-- **evaluator**: ns per call of `simcore.evaluate.shanten` (regular and seven pairs; what
-  `simcore.hand.shanten` reduces to without melds), its table-only part `regular_shanten`, and
+- **evaluator**: ns per call of `simcore.contract.evaluate.shanten` (regular and seven pairs; what
+  `simcore.inspection.hand.shanten` reduces to without melds), its table-only part `regular_shanten`, and
   `is_win`, in a jitted loop of 1M calls over 4,096 pre-generated random 14-tile hands with no
   melds (they stay in cache, as the engine's hand does; streaming 1M hands from memory, as the
   first entry below did, cost about 20 ns a hand by itself), one core, best of 5. Two hand sets: tiles of two suits with the third void (the win test does all
   its work), and tiles of all three suits with the shortest suit void. Then the warm load of the
-  cached suit tables (`simcore.tables.load_tables`, its in-process memo cleared), best of 9.
-- **engine**: hands/s of `simcore.batch.run_batch` alone (no Parquet, no worker processes) after
+  cached suit tables (`simcore.contract.tables.load_tables`, its in-process memo cleared), best of 9.
+- **engine**: hands/s of `simcore.runs.batch.run_batch` alone (no Parquet, no worker processes) after
   a warm-up: whole batches of 100,000 hands (the default chunk) for at least 2 s, best of two
   such timings, on one numba thread and on all; `expert` is the play with its own exchange and
   void policies, and its one-core rate is also given as a share of `efficient`'s (target: a third).
@@ -1101,7 +1101,7 @@ def render(entries: list) -> str:
 
 
 def parse_args(argv=None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(prog="python -m simcore.bench", description=__doc__.split("\n\n")[0],
+    p = argparse.ArgumentParser(prog="python -m benchmarks.bench", description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter,
                                 epilog="sections: " + ", ".join(SECTIONS))
     p.add_argument("--only", metavar="SECTION[,SECTION...]",
@@ -1149,7 +1149,7 @@ def main(argv=None) -> int:
             log(f"{name} failed: {errors[name]}")
         log(f"{name}: {time.perf_counter() - s0:.0f} s")
     entry = {"date": started.strftime("%Y-%m-%d %H:%M UTC"), "commit": git_commit(),
-             "command": " ".join(["python -m simcore.bench", *(argv if argv is not None else sys.argv[1:])]),
+             "command": " ".join(["python -m benchmarks.bench", *(argv if argv is not None else sys.argv[1:])]),
              "quick": args.quick, "seconds": round(time.perf_counter() - t0, 1), "machine": machine(),
              "sections": ctx.results, "errors": errors, "notes": args.note}
     entries = ctx.history + [entry]

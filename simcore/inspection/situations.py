@@ -18,10 +18,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import hand as H
-from .rules import PRESETS, preset
-from .scenario import Scenario
-from .tiles import N_KINDS, tile_index, tile_text
+from simcore.inspection import hand as H
+from simcore.contract.rules import PRESETS, preset
+from simcore.inspection.scenario import Scenario
+from simcore.contract.tiles import N_KINDS, tile_index, tile_text
 
 SUITS = "mps"
 
@@ -301,8 +301,8 @@ def play_steered(sc: Scenario, players, seed: int, g: int):
     """Play a steered hand with ``players``' strategies at the checked seat (the seat after the
     dealer) and ``passive`` at the others (their scripts aside), in check mode; returns (the
     checked seat, the hand row, the seat rows)."""
-    from .scenario import passive
-    from .trace import run_traced
+    from simcore.inspection.scenario import passive
+    from simcore.inspection.trace import run_traced
 
     me = (sc.dealer + 1) % 4
     fns = tuple(f if i % 4 == me or i >= 4 else passive for i, f in enumerate(players.fns))

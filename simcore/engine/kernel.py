@@ -6,9 +6,9 @@ RULES.md is the specification; comments cite its sections.
 Everything a hand needs lives in one flat int64 array ``S``: a header (offsets of the
 variable regions, the rules, the hand's seed and index, the addresses of the suit tables and
 of the twelve strategies), the hand's state (``O_*``), the four seats' views
-(``simcore.view``), buffers for its wins and payments, a scenario script and, when tracing,
+(``simcore.contract.view``), buffers for its wins and payments, a scenario script and, when tracing,
 the event log. Helpers take ``(S, ...)`` where ``S`` is a raw pointer to that array
-(``simcore.nrt``): one register per call instead of the seven words of an array (we measured
+(``simcore.contract.nrt``): one register per call instead of the seven words of an array (we measured
 the engine spending most of its time passing six to nine arrays per call), and ``S[i]`` is a
 plain load with no negative-index check. Stretches of it become arrays again only where an
 array is needed (``view_of``: a seat's view for its strategy, a hand for the evaluator).
@@ -19,7 +19,7 @@ emits no reference counting (an incref and a decref call per array argument per 
 fifth of a hand's instructions).
 
 docs/ARCHITECTURE.md walks through the state, the view, a hand's path and where each rule
-lives; the outputs and the log are described in ``simcore.records``.
+lives; the outputs and the log are described in ``simcore.contract.records``.
 """
 
 from __future__ import annotations
@@ -27,43 +27,15 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from . import view as vw
-from .arena import AR_FNS, AR_HEADER, AR_LEN
-from .evaluate import (
-    CTX_EARTHLY, CTX_HEAVENLY, CTX_KONG_DISCARD, CTX_KONG_REPLACEMENT, CTX_LAST_TILE, CTX_ROBBING_KONG, CTX_SELF_DRAW,
-    N_PATTERNS, POW5, base_of, moved_slots, ready_value, regular_shanten_codes, score_patterns,
-    seven_pairs_from_slots, shift_code, slots2, waits_mask,
-)
-from .nrt import address_of, call_strategy, data_ptr, strategy_addresses, uint8_ptr, unowned, view_of
-from .records import (
-    CHOSE_KONG, CHOSE_PASS, CHOSE_PUNG, END_THREE_WON, END_WALL_EXHAUSTED, ERR_ILLEGAL, ERR_INVARIANT, ERR_NONE,
-    ERR_VIEW_WRITE, EV_CHECK, EV_DISCARD, EV_DRAW, EV_END, EV_EXCHANGE, EV_KONG, EV_PASS_WIN, EV_PAYMENT, EV_PUNG,
-    EV_VOID, EV_WIN, H_DEALER, H_END_REASON, H_ERR_ANSWER, H_ERR_QUESTION, H_ERR_SEAT, H_ERROR, H_EXCHANGE_DIR,
-    H_N_EVENTS, H_N_PAYMENTS, H_N_WINS, H_NEXT_DEALER, H_TILES_LEFT, H_TURNS, H_WINNERS, INV_PAYMENTS, INV_READY_HINT, INV_VISIBLE,
-    INV_TILES, INV_VOID_DISCARD, INV_VOID_WIN, INV_ZERO_SUM, KONG_ADDED, KONG_CONCEALED, KONG_EXPOSED, LOG_WIDTH,
-    LW_EVENT, LW_FIELDS, LW_HAND, LW_MELD_KINDS, LW_MELD_TILES, LW_PASSED, LW_PATS, LW_WIN_BASE, LW_WIN_FAN, LW_WIN_N_MELDS,
-    LW_WIN_TILES_LEFT, N_PAY_FIELDS, N_QUESTIONS, N_REASONS, N_SITUATIONS, N_WIN_FIELDS, P_AMOUNT, P_PAYEE, P_PAYER,
-    P_REASON, REASON_KONG, REASON_LIABILITY, REASON_NOT_READY, REASON_PIG, REASON_REFUND, REASON_TRANSFER, REASON_WIN,
-    S_ASKED, S_BASE, S_FAN, S_KONGS, S_NET, S_NET_REASON, S_PIG, S_READY, S_SCORE_BEFORE, S_SITUATION, S_VOID,
-    S_WIN_KIND, S_WIN_ORDER, S_WINS, SIT_CLAIM_PUNG, SIT_CLAIM_PUNG_KONG, SIT_CLAIM_WIN, SIT_CLAIM_WIN_PUNG, SIT_CLAIM_WIN_PUNG_KONG,
-    SIT_EXCHANGE, SIT_LOCKED_TURN, SIT_ROB, SIT_TURN_DISCARD, SIT_TURN_KONG, SIT_TURN_WIN, SIT_VOID,
-    W_BASE, W_FAN, W_FROM, W_KIND, W_ORDER, W_PAID, W_PATTERNS, W_SEAT, W_TILE, W_TURN, WIN_DISCARD,
-    WIN_KONG_REPLACEMENT, WIN_ROBBING_KONG, WIN_SELF_DRAW,
-)
-from .rng import STREAM_DIRECTION, STREAM_SEAT, STREAM_WALL, below, stream_key, stream_value
-from .rules import (
-    BLOOM_FEEDER_PAYS, KONG_LIABILITY_PAYS_FOR_ALL, KONG_LIABILITY_TRANSFER, N_RULE_FIELDS, PIG_PAYS_NON_PIGS,
-    PIG_PAYS_REMAINING, R_ADDED_KONG_DRAWN_ONLY, R_CLAIM_WHILE_VOID, R_EXCHANGE, R_EXPOSED_KONG_BLOOM, R_FLOW,
-    R_PASSED_WIN_HIGHER,
-    R_HANDS_PER_MATCH, R_KONG_DISCARD_LIABILITY, R_KONG_PAY_ADDED, R_KONG_PAY_CONCEALED, R_KONG_PAY_EXPOSED,
-    R_KONG_REFUND, R_KONG_WHILE_VOID, R_PASSED_WIN_LOCK, R_PIG_PAYS, R_PIG_PAYS_READY_CHECK, R_PIG_PENALTY,
-    R_READY_CHECK, R_SELF_DRAW_BONUS, R_START_POINTS,
-)
-from .tiles import COPIES, DEALER_TILES, HAND_TILES, N_KINDS, N_TILES, NO_VOID
-from .view import (
-    A_KONG, A_WIN, C_KONG, C_PASS, C_PUNG, C_WIN, M_KONG_ADDED, M_KONG_CONCEALED, M_KONG_EXPOSED, M_PUNG,
-    Q_CLAIM, Q_EXCHANGE, Q_ROB, Q_TURN, Q_VOID, VIEW_LEN,
-)
+from simcore.contract import view as vw
+from simcore.contract.arena import AR_FNS, AR_HEADER, AR_LEN
+from simcore.contract.evaluate import CTX_EARTHLY, CTX_HEAVENLY, CTX_KONG_DISCARD, CTX_KONG_REPLACEMENT, CTX_LAST_TILE, CTX_ROBBING_KONG, CTX_SELF_DRAW, N_PATTERNS, POW5, base_of, moved_slots, ready_value, regular_shanten_codes, score_patterns, seven_pairs_from_slots, shift_code, slots2, waits_mask
+from simcore.contract.nrt import address_of, call_strategy, data_ptr, strategy_addresses, uint8_ptr, unowned, view_of
+from simcore.contract.records import CHOSE_KONG, CHOSE_PASS, CHOSE_PUNG, END_THREE_WON, END_WALL_EXHAUSTED, ERR_ILLEGAL, ERR_INVARIANT, ERR_NONE, ERR_VIEW_WRITE, EV_CHECK, EV_DISCARD, EV_DRAW, EV_END, EV_EXCHANGE, EV_KONG, EV_PASS_WIN, EV_PAYMENT, EV_PUNG, EV_VOID, EV_WIN, H_DEALER, H_END_REASON, H_ERR_ANSWER, H_ERR_QUESTION, H_ERR_SEAT, H_ERROR, H_EXCHANGE_DIR, H_N_EVENTS, H_N_PAYMENTS, H_N_WINS, H_NEXT_DEALER, H_TILES_LEFT, H_TURNS, H_WINNERS, INV_PAYMENTS, INV_READY_HINT, INV_VISIBLE, INV_TILES, INV_VOID_DISCARD, INV_VOID_WIN, INV_ZERO_SUM, KONG_ADDED, KONG_CONCEALED, KONG_EXPOSED, LOG_WIDTH, LW_EVENT, LW_FIELDS, LW_HAND, LW_MELD_KINDS, LW_MELD_TILES, LW_PASSED, LW_PATS, LW_WIN_BASE, LW_WIN_FAN, LW_WIN_N_MELDS, LW_WIN_TILES_LEFT, N_PAY_FIELDS, N_QUESTIONS, N_REASONS, N_SITUATIONS, N_WIN_FIELDS, P_AMOUNT, P_PAYEE, P_PAYER, P_REASON, REASON_KONG, REASON_LIABILITY, REASON_NOT_READY, REASON_PIG, REASON_REFUND, REASON_TRANSFER, REASON_WIN, S_ASKED, S_BASE, S_FAN, S_KONGS, S_NET, S_NET_REASON, S_PIG, S_READY, S_SCORE_BEFORE, S_SITUATION, S_VOID, S_WIN_KIND, S_WIN_ORDER, S_WINS, SIT_CLAIM_PUNG, SIT_CLAIM_PUNG_KONG, SIT_CLAIM_WIN, SIT_CLAIM_WIN_PUNG, SIT_CLAIM_WIN_PUNG_KONG, SIT_EXCHANGE, SIT_LOCKED_TURN, SIT_ROB, SIT_TURN_DISCARD, SIT_TURN_KONG, SIT_TURN_WIN, SIT_VOID, W_BASE, W_FAN, W_FROM, W_KIND, W_ORDER, W_PAID, W_PATTERNS, W_SEAT, W_TILE, W_TURN, WIN_DISCARD, WIN_KONG_REPLACEMENT, WIN_ROBBING_KONG, WIN_SELF_DRAW
+from simcore.contract.rng import STREAM_DIRECTION, STREAM_SEAT, STREAM_WALL, below, stream_key, stream_value
+from simcore.contract.rules import BLOOM_FEEDER_PAYS, KONG_LIABILITY_PAYS_FOR_ALL, KONG_LIABILITY_TRANSFER, N_RULE_FIELDS, PIG_PAYS_NON_PIGS, PIG_PAYS_REMAINING, R_ADDED_KONG_DRAWN_ONLY, R_CLAIM_WHILE_VOID, R_EXCHANGE, R_EXPOSED_KONG_BLOOM, R_FLOW, R_PASSED_WIN_HIGHER, R_HANDS_PER_MATCH, R_KONG_DISCARD_LIABILITY, R_KONG_PAY_ADDED, R_KONG_PAY_CONCEALED, R_KONG_PAY_EXPOSED, R_KONG_REFUND, R_KONG_WHILE_VOID, R_PASSED_WIN_LOCK, R_PIG_PAYS, R_PIG_PAYS_READY_CHECK, R_PIG_PENALTY, R_READY_CHECK, R_SELF_DRAW_BONUS, R_START_POINTS
+from simcore.contract.tiles import COPIES, DEALER_TILES, HAND_TILES, N_KINDS, N_TILES, NO_VOID
+from simcore.contract.view import A_KONG, A_WIN, C_KONG, C_PASS, C_PUNG, C_WIN, M_KONG_ADDED, M_KONG_CONCEALED, M_KONG_EXPOSED, M_PUNG, Q_CLAIM, Q_EXCHANGE, Q_ROB, Q_TURN, Q_VOID, VIEW_LEN
 
 I64 = np.int64
 ZERO, ONE, MINUS_ONE = I64(0), I64(1), I64(-1)
@@ -96,7 +68,7 @@ O_SCORES_IN = O_FNS + 24  # [seat] scores before the next hand
 O_SCRATCH_USE = O_SCORES_IN + 4  # [seat] scratch slots its strategies use (zeroed each hand)
 assert vw.V_SCRATCH == vw.V_ZEROED  # one memset zeroes a view's per-hand slots and its scratch
 O_PAUSE = O_SCRATCH_USE + 4  # > 0: ``play_on`` stops at that resume point (counting from 1); 0: never
-O_ARENA = O_PAUSE + 1    # [seat] address of the seat's search arena (``simcore.arena``), 0: none
+O_ARENA = O_PAUSE + 1    # [seat] address of the seat's search arena (``simcore.contract.arena``), 0: none
 O_FIXED_WALL = O_ARENA + 4  # N_TILES tiles
 O_SWAPS = O_FIXED_WALL + N_TILES  # scratch: the shuffle's swap partners [i], i = 1..WALL_LAST
 O_STATE = O_SWAPS + N_TILES
@@ -1273,7 +1245,7 @@ def _claim_options(S, seat, t, last, ctx):
 @nb.njit(cache=True, _nrt=False)
 def pose(S, seat):
     """In a hand stopped at a resume point (O_PAUSE): put the question that point asks
-    ``seat`` into its view as the engine would ask it, without asking (``simcore.analyze``,
+    ``seat`` into its view as the engine would ask it, without asking (``simcore.inspection.review``,
     tests). Returns the question, or -1 when the point asks that seat nothing."""
     at = S[O_AT]
     v = _v(seat)
@@ -1847,7 +1819,7 @@ def _arena_len(arena):
 
 @nb.njit(cache=True)
 def _set_arenas(S, A, rfns, arena):
-    """Each searching seat's arena (``simcore.arena``) in A: its template from ``arena``
+    """Each searching seat's arena (``simcore.contract.arena``) in A: its template from ``arena``
     (``strategies.registry.Players.arena``), its rollout players' addresses from ``rfns``
     ([group*4 + seat]: the seat's rollout policy), its address in the header for the views."""
     off = 0
@@ -1937,7 +1909,7 @@ def play_batch(tab, R, fns, setup, rfns, arena, seed, first, n_items, match_mode
 def play_traced(tab, fns, setup, rfns, arena, dealer, scores0, fixed_wall, fixed_dir, S, hand_out, seat_out, win_out,
                 pay_out):
     """One hand with its event log on (traces, scenarios): the same ``play_hand`` as the batch.
-    S must be laid out by ``layout`` with its header filled (see ``simcore.trace``). Compiled
+    S must be laid out by ``layout`` with its header filled (see ``simcore.inspection.trace``). Compiled
     for ``SIG_TRACED`` by ``traced()`` when first needed, so a simulation never compiles it."""
     P = data_ptr(S)
     _set_players(P, tab, fns, setup)
@@ -1967,7 +1939,7 @@ def _compiled_for(kernel, sig):
 
 def batch_kernel():
     """``play_batch`` for ``SIG_BATCH``. Compiled when first needed, not on import: a process
-    that only compiles strategies (``simcore.warmup``'s child, which imports the engine through
+    that only compiles strategies (``simcore.runs.warmup``'s child, which imports the engine through
     the search player) leaves it alone."""
     return _compiled_for(play_batch, SIG_BATCH)
 

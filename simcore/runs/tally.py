@@ -1,4 +1,4 @@
-"""Jitted tallies of one chunk's rows for the streaming summaries (``simcore.analysis``): one
+"""Jitted tallies of one chunk's rows for the streaming summaries (``simcore.runs.analysis``): one
 pass over a shard's columns instead of a numpy pass per figure and group.
 
 Inputs are numpy views of Arrow columns; a null is a code of -1 (booleans as int8 codes) or,
@@ -11,11 +11,8 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from .evaluate import N_PATTERNS
-from .records import (
-    H_END_REASON, H_TILES_LEFT, H_TURNS, H_WINNERS, N_REASONS, S_BASE, S_FAN, S_NET, S_NET_REASON, S_PIG, S_READY,
-    S_WIN_KIND, S_WINS, W_BASE, W_PAID, W_PATTERNS, W_SEAT, WIN_KONG_REPLACEMENT, WIN_SELF_DRAW,
-)
+from simcore.contract.evaluate import N_PATTERNS
+from simcore.contract.records import H_END_REASON, H_TILES_LEFT, H_TURNS, H_WINNERS, N_REASONS, S_BASE, S_FAN, S_NET, S_NET_REASON, S_PIG, S_READY, S_WIN_KIND, S_WINS, W_BASE, W_PAID, W_PATTERNS, W_SEAT, WIN_KONG_REPLACEMENT, WIN_SELF_DRAW
 
 # seat_tally's per-group counters
 (T_SEAT_HANDS, T_WINS, T_SELF_DRAWN, T_FAN, T_BASE, T_PIGS, T_CHECKED, T_READY, T_READY_CHECKED) = range(9)
@@ -69,7 +66,7 @@ def win_tally(wg, base, paid, patterns, out, out_patterns):
 
 @nb.njit(cache=True, nogil=True)
 def batch_tally(seat, win, n_wins, hand, nets, out, out_reasons, win_out, pat_out, ends, winners, sums):
-    """The same tallies from the engine's own result arrays (``simcore.batch.BatchResult``:
+    """The same tallies from the engine's own result arrays (``simcore.runs.batch.BatchResult``:
     ``seat`` (hands, 4, fields), ``win`` (hands, slots, fields) with ``n_wins`` used slots a
     hand, ``hand`` (hands, fields)), by seat: ``nets[h, s]`` each seat's net as float64, the
     ``T_*`` counters, reason sums, win sums and pattern counts per seat, the hands' end

@@ -3,7 +3,7 @@
 A strategy is a jitted function ``f(question, view, tab) -> answer`` with the signature
 ``STRATEGY_SIG``. ``view`` is an int64 array of ``VIEW_LEN`` that the engine keeps up to date
 for one seat and that holds only what that seat may see (RULES.md); ``tab`` is the suit table
-array for ``simcore.evaluate``. A strategy must not write into the view except its scratch
+array for ``simcore.contract.evaluate``. A strategy must not write into the view except its scratch
 area ``V_SCRATCH .. V_SCRATCH + N_SCRATCH`` (kept across the questions of one hand) and,
 through ``rand_u64``, its stream counter ``V_RNG_COUNT``; nor into ``tab``. Check mode and
 ``sichuan strategies --check`` enforce this.
@@ -30,9 +30,9 @@ import numba as nb
 import numpy as np
 from numba import types
 
-from .nrt import as_float64
-from .rng import stream_value
-from .tiles import N_KINDS, NO_VOID
+from simcore.contract.nrt import as_float64
+from simcore.contract.rng import stream_value
+from simcore.contract.tiles import N_KINDS, NO_VOID
 
 STRATEGY_SIG = types.int64(types.int64, types.int64[::1], types.uint8[::1])
 STRATEGY_TYPE = types.FunctionType(STRATEGY_SIG)
@@ -73,7 +73,7 @@ V_CODES = 20        # 3 base-5 codes of the seat's concealed suits (void suit no
 V_N2 = 23           # seven-pairs slots worth two tiles over non-void kinds (all kinds before the void)
 V_N1 = 24           # seven-pairs slots worth one tile over non-void kinds
 V_REPLACEMENT = 25  # Q_TURN: 1 when the drawn tile is a kong's replacement (a win is kong_replacement)
-V_ARENA = 26        # address of this seat's search arena (``simcore.arena``), 0 without one
+V_ARENA = 26        # address of this seat's search arena (``simcore.contract.arena``), 0 without one
 V_KONG_DISCARD = 27 # Q_CLAIM: 1 when the discard follows a kong declared in the discarder's turn
 V_HAND = 32         # 27 counts: own concealed tiles
 V_VOID = 59         # 4 seats' void suits (NO_VOID = 3 until declared)
@@ -93,11 +93,11 @@ N_SCRATCH = 256     # zero at the start of each hand, with the slots before them
 V_REVEALED = 400    # [seat*27 + t]: winners' revealed concealed tiles
 V_DISC_SEQ = 508    # the discard sequence: ``pack_discard(seat, tile)``, V_N_DISCARDS entries (at most 128)
 N_DISC_SEQ = 128
-V_RULES = 636       # the rule set: ``simcore.rules.RuleSet.to_array``, read as view[V_RULES + R_*]
+V_RULES = 636       # the rule set: ``simcore.contract.rules.RuleSet.to_array``, read as view[V_RULES + R_*]
 N_RULE_SLOTS = 32
 V_PARAMS = 668      # [group*N_PARAMS + i]: parameter i of the seat's play (group 0), exchange (1) and
 N_PARAMS = 16       # void (2) strategy (``strategies.params``; read with param_int/param_float)
-# Public facts a searching seat needs to rebuild the table (``simcore.sample``):
+# Public facts a searching seat needs to rebuild the table (``simcore.engine.sample``):
 V_DRAWS = 716       # 4 seats' draws this hand
 V_VOID_CAP = 720    # 4 seats: at most this many void-suit tiles held (-1: unknown). A seat that
                     # discards outside its void suit, claims a pung or declares a kong (unless the
