@@ -1,36 +1,24 @@
-"""Small runs of every shipped experiment, made once per test session (shared by
-test_experiments.py and test_notebooks.py)."""
+"""Small runs of every shipped experiment (the session fixture ``small_experiments`` in
+conftest.py) and a tolerant comparison of reports."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from click.testing import CliRunner
+from tests.support.cli import run_cli
 
 # hands per shipped experiment: tiny, but every cell and arm plays (cells sized in the spec scale)
 SMALL = {"exchange": 300, "exchange-efficient": 300, "void": 300, "void-efficient": 300, "flower-pigs": 800,
          "battle-vs-flow": 400, "rule-sets": 400}
 SEED = 5
 
-_made: dict[str, Path] = {}
 
 
-def run_cli(*args, expect=0):
-    from simcore.cli import main
-
-    res = CliRunner().invoke(main, [str(a) for a in args])
-    assert res.exit_code == expect, (res.output, res.exception)
-    return res
-
-
-def small_experiments(tmp_path_factory) -> Path:
-    """A directory holding every shipped experiment (exchange/, void/, ..., rule-sets/) run at SMALL sizes."""
-    if "root" not in _made:
-        root = tmp_path_factory.mktemp("experiments")
-        for name, hands in SMALL.items():
-            run_cli("experiment", "run", name, "--hands", hands, "--seed", SEED, "--out", root / name, "-q", "--workers", 1)
-        _made["root"] = root
-    return _made["root"]
+def make_small_experiments(root: Path) -> Path:
+    """``root`` holding every shipped experiment (exchange/, void/, ..., rule-sets/) run at SMALL sizes."""
+    for name, hands in SMALL.items():
+        run_cli("experiment", "run", name, "--hands", hands, "--seed", SEED, "--out", root / name, "-q", "--workers", 1)
+    return root
 
 
 def assert_close(got, want, where=""):

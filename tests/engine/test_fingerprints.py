@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from fingerprints import DATA, fingerprint
+from tests.support.fingerprints import DATA, fingerprint
 
 RECORDED = json.loads(DATA.read_text())
 

@@ -27,7 +27,7 @@ import simcore
 from simcore.cli import main as cli
 from simcore.inspection.replayer import event_seen, replay_events, seat_view, settlement
 from simcore.inspection.page import MAX_HAND_BYTES, MAX_HANDS, HandViewer, event_text, hand_bytes, page, review_payload
-from viewer_hands import showcase, traced
+from tests.support.viewer_hands import showcase, traced
 
 CHROMEDRIVER = "/usr/bin/chromedriver"
 

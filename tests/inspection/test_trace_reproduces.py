@@ -193,7 +193,7 @@ def test_a_run_is_traced_from_anywhere_and_refuses_a_changed_strategy(tmp_path, 
 
 def test_checks_show_the_tiles_that_decided_them():
     from simcore.inspection.trace import to_text
-    from test_worked_example import A, B, D, worked_example
+    from tests.support.worked_example import A, B, D, worked_example
 
     hand = worked_example().run()
     checks = {e["seat"]: e for e in hand.events if e["event"] == "check"}

@@ -11,8 +11,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-import duplicate_oracle
-from experiment_fixtures import assert_close, run_cli
+from tests.support import duplicate_oracle
+from tests.support.cli import run_cli
+from tests.support.experiments import assert_close
 from experiments import parse_spec
 from experiments.duplicate import comparison, scores
 from experiments.execute import read_manifest

@@ -14,9 +14,9 @@ from simcore.inspection.replayer import HIDDEN, ReplayError, event_seen, is_win,
 from simcore.contract.rules import PRESETS, resolve
 from simcore.contract.tiles import parse, tile_text
 from simcore.inspection.trace import trace_hand
-from viewer_hands import FIELD, _players, showcase
+from tests.support.viewer_hands import FIELD, _players, showcase
 
-EXAMPLES = Path(__file__).resolve().parent / "data" / "examples"
+EXAMPLES = Path(__file__).resolve().parents[1] / "data" / "examples"
 HANDS_PER_PRESET = 200
 
 

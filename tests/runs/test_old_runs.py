@@ -21,7 +21,7 @@ import pytest
 from simcore.runs import analysis
 from simcore.runs import shards as rio
 
-V1 = Path(__file__).resolve().parent / "data" / "v1-run"
+V1 = Path(__file__).resolve().parents[1] / "data" / "v1-run"
 SICHUAN = [sys.executable, "-m", "simcore.cli"]
 ARGS = ["simulate", "--rules", "kawu", "--chunk-hands", "1000", "--seats", "greedy", "--seed", "3", "-q"]
 

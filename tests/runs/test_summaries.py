@@ -7,7 +7,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-import summary_oracle as O
+from tests.support import summary_oracle as O
 from simcore.runs import analysis
 from simcore.contract.rules import PRESETS, preset
 from simcore.runs.runner import RunConfig, run

@@ -1,14 +1,14 @@
 """One scenario per ruling of the tfmj options (RULES.md: Settlement and Rulings where the
 documents are silent): call transfer, the passed-win lock that allows a higher win, added kongs
 only from the drawn tile, a replacement win paid by the kong's feeder, the self_draw and
-kong_discard fans, and tfmj's flower pig. As ``tests/test_rulings.py``: fixed walls, scripted
+kong_discard fans, and tfmj's flower pig. As ``tests/engine/test_rulings.py``: fixed walls, scripted
 decisions, ``passive`` play elsewhere; every hand sums to zero."""
 
 import pytest
 
 import simcore.contract.records as rec
 
-from tests.test_rulings import NOBODY_READY, READY, end_of, evs, konger_at, pays, play, rest_of_wall, wins
+from tests.support.scenarios import NOBODY_READY, READY, end_of, evs, konger_at, pays, play, rest_of_wall, wins
 
 TRANSFER = {"kong_discard_liability": "transfer"}
 

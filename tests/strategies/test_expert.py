@@ -14,7 +14,7 @@ from simcore.contract.view import C_PASS, C_WIN, N_PARAMS, Q_CLAIM, Q_EXCHANGE, 
 from strategies import exchange, expert as X, void
 from strategies.core import suit_weight
 from strategies.params import declared, resolve_values, slots
-from tests.test_strategies import TAB, view_of
+from tests.support.views import TAB, view_of
 
 
 def expert_view(text: str, void_suit: int, rules: str = "battle", wall_left: int = 40, seen: str = "",

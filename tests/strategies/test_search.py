@@ -301,7 +301,7 @@ def test_where_search_keeps_its_policy_the_policy_plays_with_its_own_parameters(
 def _void_candidates(text, close):
     """The void suits ``search.search`` plays out for a hand of 13 tiles, with ``void_close``
     (from its parameters, as the player reads them)."""
-    from test_strategies import TAB, view_of
+    from tests.support.views import TAB, view_of
 
     from strategies import search as SR
     from strategies.params import declared, resolve_values, slots

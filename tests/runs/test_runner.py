@@ -3,13 +3,10 @@ bad input, and that traces and the wins table agree with the run's rows."""
 
 from __future__ import annotations
 
-import hashlib
 import os
 import signal
 import subprocess
-import sys
 import time
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -23,8 +20,9 @@ from simcore.runs import shards as rio
 from simcore.cli import main
 from simcore.inspection.hand import score
 from simcore.inspection.trace import to_jsonl  # noqa: F401  (trace output is JSON-serialisable)
+from tests.support.cli import SICHUAN
+from tests.support.runs import assert_same_content, tree_digest
 
-SICHUAN = [sys.executable, "-m", "simcore.cli"]
 MIXED = "greedy,random+void=weakest,efficient+exchange=keep-pairs,defensive"
 
 
@@ -32,27 +30,6 @@ def simulate(*args, expect=0):
     res = CliRunner().invoke(main, ["simulate", "-q", *map(str, args)])
     assert res.exit_code == expect, res.output + (res.stderr or "")
     return res
-
-
-def frames(run_dir):
-    run = analysis.load(run_dir)
-    out = {}
-    for name in rio.TABLES:
-        df = run[name]
-        keys = [c for c in ("hand", "seat", "order", "payer", "payee") if c in df.columns]
-        out[name] = df.sort_values(keys, kind="stable").reset_index(drop=True) if name != "payments" else df.reset_index(drop=True)
-    return out
-
-
-def assert_same_content(a, b):
-    fa, fb = frames(a), frames(b)
-    for name in rio.TABLES:
-        pd.testing.assert_frame_equal(fa[name], fb[name], check_categorical=False)
-
-
-def tree_digest(path: Path) -> dict:
-    return {str(p.relative_to(path)): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(path.rglob("*")) if p.is_file() and p.name != ".lock"}
 
 
 @pytest.fixture(scope="module")

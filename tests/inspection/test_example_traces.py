@@ -15,7 +15,7 @@ from simcore.contract.view import A_KONG, A_WIN, C_KONG, C_PASS, C_PUNG, C_WIN, 
 from strategies.exchange import shortest
 from strategies.void import fewest
 
-EXAMPLES = Path(__file__).resolve().parent / "data" / "examples"  # copies of shared/examples
+EXAMPLES = Path(__file__).resolve().parents[1] / "data" / "examples"  # copies of shared/examples
 
 
 def _t(text):

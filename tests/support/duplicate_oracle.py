@@ -30,7 +30,7 @@ import pandas as pd
 from simcore.runs.analysis import Z95
 
 from experiments.execute import ExperimentError, read_manifest, run_dirs
-from summary_oracle import load_complete_run
+from tests.support.summary_oracle import load_complete_run
 
 
 DEFINITIONS = [

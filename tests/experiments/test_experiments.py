@@ -13,7 +13,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from experiment_fixtures import SEED, SMALL, assert_close, run_cli, small_experiments
+from tests.support.cli import run_cli
+from tests.support.experiments import SEED, SMALL, assert_close
 from experiments import SHIPPED, load_spec
 from experiments.duplicate import scores, seat_nets
 from simcore.runs.analysis import Z95
@@ -23,8 +24,8 @@ from simcore.runs import analysis
 
 
 @pytest.fixture(scope="module")
-def exps(tmp_path_factory):
-    return small_experiments(tmp_path_factory)
+def exps(small_experiments):
+    return small_experiments
 
 
 # -- shipped specs ---------------------------------------------------------------------------
@@ -63,7 +64,7 @@ def test_shipped_grids():
 def test_every_cells_section_is_defined_and_printed(exps):
     """The spec's sections, the report's definitions and the oracle's are the same list; the text
     prints each section's table and definition."""
-    import cells_oracle
+    from tests.support import cells_oracle
 
     from experiments import cells
     from experiments.spec import SECTIONS
@@ -287,7 +288,7 @@ def test_rule_sets_statistics(exps):
 def test_patterns_and_ends_stream_over_chunks(tmp_path, preset):
     """Several chunks (and in blood flow several wins per hand): the streamed patterns and ends
     equal the whole-table pandas computation."""
-    import cells_oracle
+    from tests.support import cells_oracle
 
     from experiments.cells import cell_stats
     from simcore.contract.rules import preset as rules
@@ -399,8 +400,8 @@ def test_list_names_the_shipped_experiments():
 
 @pytest.mark.parametrize("name", ["exchange", "void", "flower-pigs", "battle-vs-flow", "rule-sets"])
 def test_streamed_reports_equal_the_whole_table_ones(exps, name):
-    import cells_oracle
-    import duplicate_oracle
+    from tests.support import cells_oracle
+    from tests.support import duplicate_oracle
 
     from experiments.cells import cells_report
     from experiments.duplicate import comparison
@@ -415,7 +416,7 @@ def test_streamed_reports_equal_the_whole_table_ones(exps, name):
 def test_blocks_that_span_chunks_count_once(tmp_path):
     """Independent hands cut into chunks that split an 8-hand block: the block's totals are
     carried across the chunk boundary, exactly as the whole table counts them."""
-    import cells_oracle
+    from tests.support import cells_oracle
 
     from experiments.cells import cell_stats
     from simcore.contract.rules import preset

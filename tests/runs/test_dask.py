@@ -18,7 +18,7 @@ from simcore.runs.runner import DaskExecutor, RunConfig, run
 
 distributed = pytest.importorskip("distributed")  # the dask extra is part of `make setup`
 
-from test_runs import assert_same_content  # noqa: E402
+from tests.support.runs import assert_same_content  # noqa: E402
 
 SEATS = ("greedy+exchange=shortest+void=fewest",) * 2 + ("efficient+exchange=random+void=weakest",) * 2
 

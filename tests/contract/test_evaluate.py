@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from mahjong.shanten import Shanten
 
-import oracle as O
+from tests.support import hand_oracle as O
 from simcore.contract import evaluate as ev
 from simcore.inspection import hand as H
 from simcore.contract import rules as R

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from experiment_fixtures import small_experiments
 
 jupytext = pytest.importorskip("jupytext", reason="the notebooks extra is missing: run `make setup`")
 pytest.importorskip("nbclient")
@@ -17,13 +16,13 @@ pytest.importorskip("matplotlib")
 from experiments import findings, load_report  # noqa: E402
 from experiments.notebooks import errors, execute, images, notebook_paths, write  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = notebook_paths()
 
 
 @pytest.fixture(scope="module")
-def exps(tmp_path_factory):
-    return small_experiments(tmp_path_factory)
+def exps(small_experiments):
+    return small_experiments
 
 
 def test_one_notebook_per_experiment_plus_overview():

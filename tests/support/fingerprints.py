@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
-DATA = Path(__file__).resolve().parent / "data" / "fingerprints.json"
+DATA = Path(__file__).resolve().parents[1] / "data" / "fingerprints.json"
 TABLES = ("hands", "seats", "payments", "wins")
 HANDS = 4000
 MATCHES = 100

@@ -40,7 +40,7 @@ from simcore.runs.analysis import Z95, mean_ci, wilson
 from simcore.contract.evaluate import PATTERNS
 
 from experiments.execute import ExperimentError, read_manifest, run_dirs
-from summary_oracle import load_complete_run
+from tests.support.summary_oracle import load_complete_run
 
 REASONS = records.REASONS
 QUANTILES = (0.01, 0.05, 0.25, 0.5, 0.75, 0.95, 0.99)

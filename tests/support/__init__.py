@@ -1,0 +1,1 @@
+"""Helpers and independent oracles that several test files share."""
