@@ -140,6 +140,7 @@ def _group_alive(pgid: int, seconds: float) -> bool:
     return True
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("workers, delay", [(1, 3.0), (2, 3.0), (2, 0.0)])
 def test_ctrl_c_stops_without_finishing_the_chunks_in_play(tmp_path, workers, delay):
     """Chunks of about 45 s each (expert, checked, on 2 cores): Ctrl-C a few seconds into the play
@@ -164,6 +165,7 @@ def test_ctrl_c_stops_without_finishing_the_chunks_in_play(tmp_path, workers, de
     assert not rio.complete_chunks(out)
 
 
+@pytest.mark.slow
 def test_ctrl_c_then_resume_gives_the_same_run_and_reports_this_sessions_hands(tmp_path):
     out, ref = tmp_path / "r", tmp_path / "ref"
     args = ["simulate", "--seats", "expert", "--hands", "40000", "--chunk-hands", "400", "--workers", "1"]

@@ -12,6 +12,7 @@ import numba
 
 import simcore  # noqa: F401  (configures the cache)
 from simcore.numba_cache import ROOT, jitted_sources, source_key
+import pytest
 
 
 def _copy_tree(tmp_path):
@@ -72,6 +73,7 @@ def _cached(cache_dir, stem: str) -> bool:
     return any(cache_dir.rglob(f"{stem}-*.nbi"))
 
 
+@pytest.mark.slow
 def test_the_warm_up_child_compiles_strategies_and_leaves_the_engine_alone(tmp_path):
     """A first run compiles the engine in the command's process while ``simcore.runs.warmup``'s child
     compiles the strategies: the child must not compile the engine too (it imports it through

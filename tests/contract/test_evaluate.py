@@ -189,6 +189,7 @@ def test_regular_shanten_matches_mahjong_package():
     assert not mismatches[:10], f"{len(mismatches)} mismatches, e.g. {mismatches[:10]}"
 
 
+@pytest.mark.slow
 def test_shanten_is_min_of_regular_and_seven_pairs():
     """hand.shanten = min(regular, seven pairs) with no void: regular from the mahjong
     package, seven pairs from mahjong where no kind has three or more copies (there the
@@ -287,6 +288,7 @@ def _check_case(c: Case, problems: list):
             problems.append(("oracle waits/shanten", c, exp, exp_ws))
 
 
+@pytest.mark.slow
 def test_void_and_declared_sets_match_oracle():
     """Shanten over non-void suits with caps from declared sets, the win test and the waits
     equal the brute-force oracle on biased random hands (void tiles, quads, 4th copies of

@@ -33,6 +33,7 @@ def _net_from_payments(res):
     return net
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", PRESETS)
 def test_invariants_hold_on_100000_random_hands(name):
     """Checking mode verifies after every step: 108 tiles accounted for, no discard outside the
@@ -61,6 +62,7 @@ NEW_OPTIONS = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sets,seen", NEW_OPTIONS, ids=[next(iter(s)) for s, _ in NEW_OPTIONS])
 def test_invariants_hold_with_each_new_option(sets, seen):
     """As above (check mode, 50,000 hands of a table that claims, kongs and passes wins), under

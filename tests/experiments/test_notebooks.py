@@ -16,6 +16,8 @@ pytest.importorskip("matplotlib")
 from experiments import findings, load_report  # noqa: E402
 from experiments.notebooks import errors, execute, images, notebook_paths, write  # noqa: E402
 
+pytestmark = pytest.mark.slow  # every test here takes seconds (see conftest.py)
+
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = notebook_paths()
 

@@ -17,6 +17,8 @@ from simcore.inspection.conformance import MIN_EACH, check_spec
 from simcore.inspection.situations import builder, play_steered, steered
 from strategies.registry import EXCHANGE, PLAY, VOID
 
+pytestmark = pytest.mark.slow  # every test here takes seconds (see conftest.py)
+
 BUILTIN_SPECS = ([f"{p}" for p in PLAY]
                  + [f"greedy+exchange={e}" for e in EXCHANGE if e != "shortest"]
                  + [f"greedy+void={v}" for v in VOID if v != "fewest"])

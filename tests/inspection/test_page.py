@@ -29,6 +29,8 @@ from simcore.inspection.replayer import event_seen, replay_events, seat_view, se
 from simcore.inspection.page import MAX_HAND_BYTES, MAX_HANDS, HandViewer, event_text, hand_bytes, page, review_payload
 from tests.support.viewer_hands import showcase, traced
 
+pytestmark = pytest.mark.slow  # every test here takes seconds (see conftest.py)
+
 CHROMEDRIVER = "/usr/bin/chromedriver"
 
 # Reads what the page draws, from its DOM (each drawn tile carries data-tile; "?" is a tile's back).

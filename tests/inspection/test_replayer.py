@@ -60,6 +60,7 @@ def test_the_shared_examples_replay(name):
     assert [sum(v[s] for v in st["by_reason"].values()) for s in range(4)] == st["net"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("preset", sorted(PRESETS))
 def test_every_invariant_over_many_hands(preset):
     rules = resolve(preset, None)

@@ -20,6 +20,8 @@ distributed = pytest.importorskip("distributed")  # the dask extra is part of `m
 
 from tests.support.runs import assert_same_content  # noqa: E402
 
+pytestmark = pytest.mark.slow  # every test here takes seconds (see conftest.py)
+
 SEATS = ("greedy+exchange=shortest+void=fewest",) * 2 + ("efficient+exchange=random+void=weakest",) * 2
 
 

@@ -60,6 +60,7 @@ def test_an_old_run_answers_sql():
     assert con.execute("SELECT sum(kong_discard) + sum(self_draw) FROM wins").fetchone()[0] == 0
 
 
+@pytest.mark.slow
 def test_an_old_run_extends_and_matches_a_run_played_whole_now(tmp_path):
     old = tmp_path / "old"
     shutil.copytree(V1, old)

@@ -148,6 +148,7 @@ def test_a_changed_configuration_is_refused_and_nothing_is_damaged(tmp_path, cha
     assert tree_digest(out) == before
 
 
+@pytest.mark.slow
 def test_resume_after_kill_9_equals_an_uninterrupted_run(tmp_path):
     out, ref = tmp_path / "killed", tmp_path / "ref"
     cmd = SICHUAN + ["simulate", "-q", "--hands", "40000", "--chunk-hands", "1000", "--seats", "greedy",

@@ -102,6 +102,7 @@ USES_HELPER = textwrap.dedent('''
 ''')
 
 
+@pytest.mark.slow
 def test_a_strategy_file_imports_its_siblings_and_their_edits_count(tmp_path):
     """The file's folder is on sys.path in every process (two workers here); an edit to the
     sibling changes the compiled code (no stale cache) and the run's record, so resuming the old

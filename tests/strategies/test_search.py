@@ -186,6 +186,7 @@ def _sampled_spread(S, me, A, n):
     return counts / n
 
 
+@pytest.mark.slow
 def test_sampled_tiles_are_spread_as_the_void_caps_imply():
     """Over many samples, the mean number of each suit in each holder's hand (and the wall)
     equals the exact law's (rejection sampling), at binding caps: at states where a plain
@@ -220,6 +221,7 @@ def test_sampled_tiles_are_spread_as_the_void_caps_imply():
 # -- 3. the search player ---------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", PRESETS)
 def test_search_plays_legally_and_reproducibly(name):
     """Search seats (each with another rollout policy, and search at exchange and void) play
@@ -265,6 +267,7 @@ def test_the_command_line_offers_every_rollout_policy():
     assert ROLLOUT_POLICIES == POLICIES
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rules", ["battle", "flow"])
 def test_where_search_keeps_its_policy_the_policy_plays_with_its_own_parameters(rules):
     """A question the search does not search is answered by its rollout policy, on the seat's
