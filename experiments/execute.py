@@ -38,7 +38,8 @@ class PlannedRun:
     label: str
 
 
-def duplicate_seats(field: str, arm_seat: str, rotation: int) -> tuple:
+def duplicate_seats(field, arm_seat, rotation: int) -> tuple:
+    """The four seats (SeatSpecs) of an arm's rotation: the arm at seat ``rotation``, the field elsewhere."""
     seats = [field] * 4
     seats[rotation] = arm_seat
     return tuple(seats)
@@ -66,7 +67,7 @@ def plan(spec: Spec, hands: int, seed: int) -> tuple[list[PlannedRun], dict]:
             for r in range(4):
                 cfg = RunConfig(arm.rules.rules, duplicate_seats(spec.field, arm.seat, r), seed, "hands", hands)
                 dirs.append(add(f"{arm.name}/rot-{r}", cfg, f"arm {arm.name} rotation {r}"))
-            layout[arm.name] = {"seat": arm.seat, "rules": arm.rules.to_json(), "rules_label": arm.rules.label,
+            layout[arm.name] = {"seat": arm.seat.canonical, "rules": arm.rules.to_json(), "rules_label": arm.rules.label,
                                 "runs": dirs}
     else:
         for cell in spec.cells:
@@ -163,13 +164,13 @@ def _check_seats(runs: list[PlannedRun]) -> None:
     """Load every run's strategies before anything plays, so a strategy file that cannot be used
     stops the experiment with one line at once, not after the runs before it."""
     from simcore.runs.warmup import warm
-    from strategies.registry import StrategyError, parse_seats, seat_functions
+    from strategies.registry import StrategyError, seat_functions
 
     specs = list(dict.fromkeys(p.config.seats for p in runs))
-    warm([",".join(seats) for seats in specs])
+    warm([",".join(s.canonical for s in seats) for seats in specs])  # the child process takes text
     for seats in specs:
         try:
-            seat_functions(parse_seats(",".join(seats)))
+            seat_functions(list(seats))
         except StrategyError as exc:
             label = next(p.label for p in runs if p.config.seats == seats)
             raise ExperimentError(f"{label}: {exc}") from None

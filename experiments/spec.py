@@ -61,7 +61,7 @@ class Rules:
 @dataclass(frozen=True)
 class Arm:
     name: str
-    seat: str            # canonical seat spec
+    seat: object         # a strategies.registry.SeatSpec (its text is .canonical)
     rules: Rules
     sweep: dict | None = None   # an arm of a sweep: {"name": sweep, "seat": template, "value": value}
 
@@ -70,7 +70,7 @@ class Arm:
 class Cell:
     name: str
     labels: dict         # grid axis -> value (or {} for a listed cell)
-    seats: tuple         # four canonical seat specs
+    seats: tuple         # four strategies.registry.SeatSpec
     rules: Rules
     mode: str            # "hands" or "matches"
     weight: float        # this cell's hands relative to the spec's ``hands``
@@ -99,7 +99,7 @@ class Spec:
     hands: int
     width: float
     # duplicate
-    field: str | None = None
+    field: object = None  # the field's SeatSpec
     field_rules: Rules | None = None
     arms: tuple = ()
     baseline: str | None = None
@@ -114,11 +114,11 @@ class Spec:
         """What must match to resume or extend an experiment (sizes and seed excluded)."""
         d = {"name": self.name, "kind": self.kind}
         if self.kind == "duplicate":
-            d["field"] = self.field
+            d["field"] = self.field.canonical
             d["baseline"] = self.baseline
-            d["arms"] = [{"name": a.name, "seat": a.seat, "rules": a.rules.to_json()} for a in self.arms]
+            d["arms"] = [{"name": a.name, "seat": a.seat.canonical, "rules": a.rules.to_json()} for a in self.arms]
         else:
-            d["cells"] = [{"name": c.name, "labels": c.labels, "seats": list(c.seats), "rules": c.rules.to_json(),
+            d["cells"] = [{"name": c.name, "labels": c.labels, "seats": [s.canonical for s in c.seats], "rules": c.rules.to_json(),
                            "mode": c.mode, "weight": c.weight} for c in self.cells]
         return d
 
@@ -180,22 +180,22 @@ def _anchored(text: str, strategy_dir: Path | None) -> str:
     return map_user_paths(text, anchor)
 
 
-def _seat(text: str, source: str, key: str, strategy_dir: Path | None = None) -> str:
+def _seat(text: str, source: str, key: str, strategy_dir: Path | None = None):
     from strategies.registry import StrategyError, parse_seat, split_top
 
     try:
         if len(split_top(text, ",", "seat spec")) > 1:   # commas inside parameter brackets do not separate
             raise _err(source, key, f"one seat spec expected (no commas outside brackets), got {text!r}")
-        return parse_seat(_anchored(text, strategy_dir)).canonical
+        return parse_seat(_anchored(text, strategy_dir))
     except StrategyError as exc:
         raise _err(source, key, _one_line(exc)) from None
 
 
 def _seats(text: str, source: str, key: str, strategy_dir: Path | None = None) -> tuple:
-    from strategies.registry import StrategyError, canonical_seats, parse_seats
+    from strategies.registry import StrategyError, parse_seats
 
     try:
-        return tuple(canonical_seats(parse_seats(_anchored(text, strategy_dir))))
+        return tuple(parse_seats(_anchored(text, strategy_dir)))
     except StrategyError as exc:
         raise _err(source, key, _one_line(exc)) from None
 

@@ -81,7 +81,7 @@ def simulate(hands: int = 10_000, rules="battle", sets=None, seats: str | None =
 
     ``rules`` is a preset name, a TOML path or a RuleSet; ``sets`` a dict or list of
     ``key=value`` overrides; ``seats`` a seat spec as on the command line (default
-    ``efficient``); ``matches`` plays match mode instead of ``hands``. With ``out`` the run is
+    ``expert``, with its own exchange and void policies); ``matches`` plays match mode instead of ``hands``. With ``out`` the run is
     written there (and resumed or extended like ``sichuan simulate``); otherwise into a
     temporary directory that is removed afterwards.
 
@@ -97,7 +97,7 @@ def simulate(hands: int = 10_000, rules="battle", sets=None, seats: str | None =
     from strategies.registry import parse_seats
 
     rs = resolve(rules, sets)
-    specs = tuple(s.canonical for s in parse_seats(seats))
+    specs = tuple(parse_seats(seats))
     n = matches if matches is not None else hands
     if n is None or n <= 0:
         raise ValueError("the number of hands (or matches) must be positive")
@@ -136,37 +136,21 @@ def replay(hands=0, rules="battle", sets=None, seats: str | None = None, seed: i
 
             events = [json.loads(line) for line in Path(events).read_text().splitlines() if line.strip()]
         return HandViewer.from_events(events)
-    if isinstance(hands, str):
-        a, _, b = hands.partition("-")
-        hands = range(int(a), int(b or a) + 1)
-    elif isinstance(hands, int):
-        hands = [hands]
-    hands = list(hands)
+    from simcore.inspection.review import review_hands
+    from simcore.inspection.run_hands import hands_of_run, independent_hands, parse_hands
+
+    hands = parse_hands(hands)
     if len(hands) > MAX_HANDS:
         raise ViewerError(f"{len(hands)} hands, but one page shows at most {MAX_HANDS}")
     if run is not None:
-        from simcore.inspection.run_hands import hands_of_run, traced_hands_of_run
-
-        traced = traced_hands_of_run(run, hands)
-        setups = hands_of_run(run, hands) if review is not None else []
+        setups = hands_of_run(run, hands)
     else:
         from simcore.contract.rules import resolve
-        from simcore.inspection.trace import trace_hand
-        from strategies.registry import parse_seats, seat_functions
+        from strategies.registry import parse_seats
 
-        rs = resolve(rules, sets)
-        specs = parse_seats(seats)
-        fns = seat_functions(specs)
-        from simcore.inspection.run_hands import RunHand
-
-        names = [s.canonical for s in specs]
-        traced = [trace_hand(rs, fns, names, seed, int(g)) for g in hands]
-        setups = [RunHand(rs, fns, names, seed, int(g), int(g) % 4, [0, 0, 0, 0]) for g in hands]
-    reviews = None
-    if review is not None:
-        from simcore.inspection.review import review as judge
-
-        reviews = [None if t.error_message() else judge(h, review, rollouts, policy) for t, h in zip(traced, setups)]
+        setups = independent_hands(resolve(rules, sets), parse_seats(seats), seed, hands)
+    traced = [h.trace(run) for h in setups]
+    reviews = None if review is None else review_hands(setups, traced, review, rollouts, policy)
     return HandViewer([t.events for t in traced], reviews=reviews)
 
 

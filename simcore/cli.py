@@ -240,38 +240,31 @@ def seats_option(f):
     return click.option("--seats", "seats_spec", default=None, metavar="SPEC", help=SEATS_HELP)(f)
 
 
-def resolve_seats(spec, to_play=False):
-    """Seat spec -> (SeatSpec list, the engine's function tuple); errors as one line. With
-    ``to_play`` (a command that plays a batch) a cold cache compiles the engine alongside
-    (``simcore.runs.warmup``)."""
-    from strategies.registry import StrategyError, parse_seats, seat_functions
+def resolve_seats(spec, to_play=False) -> list:
+    """Seat spec text -> its SeatSpecs, parsed once (they travel as objects from here); errors as
+    one line. With ``to_play`` (a command that plays batches) a cold cache compiles the
+    strategies in a child while this process compiles the engine (``simcore.runs.warmup``)."""
+    from strategies.registry import StrategyError, parse_seats
 
     try:
         seats = parse_seats(spec)
-        if to_play:
-            from simcore.runs.warmup import warm
-
-            warm([",".join(s.canonical for s in seats)])
-        return seats, seat_functions(seats)
     except StrategyError as exc:
         raise CliError(_one_line(exc)) from None
+    if to_play:
+        from simcore.runs.warmup import warm
+
+        warm([",".join(s.canonical for s in seats)])  # the child takes the seats as text
+    return seats
 
 
-def parse_hand_range(text: str) -> range:
-    """``N`` or ``A-B`` (inclusive) -> a range of hand indices."""
-    t = text.strip()
+def parse_hand_range(text: str) -> list[int]:
+    """``N`` or ``A-B`` (inclusive) -> the hand indices."""
+    from simcore.inspection.run_hands import parse_hands
+
     try:
-        if "-" in t:
-            a, b = (int(x) for x in t.split("-", 1))
-        else:
-            a = b = int(t)
-    except ValueError:
-        raise CliError(f"--hand {text!r}: expected N or A-B, e.g. --hand 7 or --hand 0-9") from None
-    if a < 0 or b < a:
-        raise CliError(f"--hand {text!r}: need 0 <= A <= B")
-    if b - a >= 10000:
-        raise CliError(f"--hand {text!r}: at most 10000 hands at once")
-    return range(a, b + 1)
+        return parse_hands(text)
+    except ValueError as exc:
+        raise CliError(f"--{exc}") from None
 
 
 ROLLOUT_POLICIES = ("expert", "efficient", "greedy", "flush", "defensive")  # strategies.search.POLICIES
@@ -322,8 +315,8 @@ def trace_cmd(run_dir, rules_spec, sets, seed, hands, seats_spec, fmt, out, revi
         sichuan trace --rules flow --seed 1 --hand 0 --format html -o hand.html
         sichuan trace --seed 7 --hand 3 --format html --review 0 -o review.html
     """
-    from simcore.inspection.run_hands import RunHand
-    from simcore.inspection.trace import to_jsonl, to_text, trace_hand
+    from simcore.inspection.run_hands import ONLY_THE_RUNS_OWN, hands_of_run, independent_hands
+    from simcore.inspection.trace import to_jsonl, to_text
 
     wanted = parse_hand_range(hands)
     if review_seat is not None and fmt != "html":
@@ -338,21 +331,16 @@ def trace_cmd(run_dir, rules_spec, sets, seed, hands, seats_spec, fmt, out, revi
             raise CliError(f"--hand {hands}: {len(wanted)} hands, but one page shows at most {MAX_HANDS}; "
                            f"ask for a smaller range")
     if run_dir is not None:
-        from simcore.inspection.run_hands import hands_of_run, traced_hands_of_run
-
+        if rules_spec is not None or sets or seed is not None or seats_spec is not None:
+            raise CliError(ONLY_THE_RUNS_OWN)
         try:
-            traced = traced_hands_of_run(run_dir, wanted, rules_spec=rules_spec, sets=sets,
-                                         seed=seed, seats_spec=seats_spec)
-            setups = hands_of_run(run_dir, wanted) if review_seat is not None else []
+            setups = hands_of_run(run_dir, wanted)
         except (ValueError, OSError) as exc:
             raise CliError(_one_line(exc)) from None
     else:
-        rules = resolve_rules(rules_spec, sets)
-        seats, fns = resolve_seats(seats_spec)
-        names = [s.canonical for s in seats]
-        seed = 0 if seed is None else seed
-        traced = [trace_hand(rules, fns, names, seed, g) for g in wanted]
-        setups = [RunHand(rules, fns, names, seed, g, g % 4, [0, 0, 0, 0]) for g in wanted]
+        setups = independent_hands(resolve_rules(rules_spec, sets), resolve_seats(seats_spec),
+                                   0 if seed is None else seed, wanted)
+    traced = [h.trace(run_dir) for h in setups]
     # a hand stopped by an illegal answer shows its events up to it and an error event saying
     # why, then the command stops with the one-line message
     errors = [(i, h.error_message()) for i, h in enumerate(traced)]
@@ -364,9 +352,15 @@ def trace_cmd(run_dir, rules_spec, sets, seed, hands, seats_spec, fmt, out, revi
 
         reviews = None
         if review_seat is not None:
-            # a hand stopped by an illegal answer has no end to play out to: it is shown unjudged
-            reviews = [None if err else _review(h, review_seat, rollouts, policy, discards)
-                       for (_, err), h in zip(errors, setups[:len(traced)])]
+            from simcore.inspection.review import review_hands
+
+            def progress(h):
+                click.echo(f"reviewing seat {review_seat} in hand {h.g} ({rollouts} rollouts a decision) ...", err=True)
+
+            try:
+                reviews = review_hands(setups, traced, review_seat, rollouts, policy, discards, progress)
+            except ValueError as exc:
+                raise CliError(_one_line(exc)) from None
         try:
             HandViewer([h.events for h in traced], reviews=reviews).save(out)
         except OSError as exc:
@@ -508,10 +502,10 @@ def simulate_cmd(rules_spec, sets, n_hands, n_matches, seed, seats_spec, out, wo
     if n <= 0:
         raise CliError(f"--{'hands' if n_hands is not None else 'matches'} must be positive, got {n}")
     rules = resolve_rules(rules_spec, sets)
-    seats, _ = resolve_seats(seats_spec, to_play=True)
+    seats = resolve_seats(seats_spec, to_play=True)
     from simcore.runs.runner import RunConfig, RunError, RunInterrupted, run
 
-    cfg = RunConfig(rules, tuple(s.canonical for s in seats), seed, "hands" if n_hands is not None else "matches", n, chunk_hands)
+    cfg = RunConfig(rules, tuple(seats), seed, "hands" if n_hands is not None else "matches", n, chunk_hands)
     try:
         manifest = run(out, cfg, workers=workers, check=check, progress=None if quiet else _progress_printer("simulate"),
                        executor_kind="dask" if scheduler else executor_kind, scheduler=scheduler)
@@ -629,17 +623,16 @@ def analyze_cmd(run_dir, rules_spec, sets, seed, hand, seat, decision, rollouts,
         sichuan analyze runs/demo --hand 12 --seat 2 --rollouts 200
     """
     from simcore.inspection.review import hand_setup, judge_hand
+    from simcore.inspection.run_hands import ONLY_THE_RUNS_OWN
 
     try:
         if run_dir is not None:
             if rules_spec is not None or sets or seed is not None or seats_spec is not None:
-                raise ValueError("with a run directory the run's own rules, seed and seats are used: "
-                                 "drop --rules, --set, --seed and --seats")
+                raise CliError(ONLY_THE_RUNS_OWN)
             h = hand_setup(run=run_dir, hand=hand)
         else:
-            rules = resolve_rules(rules_spec, sets)
-            resolve_seats(seats_spec)
-            h = hand_setup(hand=hand, rules=rules, seats=seats_spec, seed=0 if seed is None else seed)
+            h = hand_setup(hand=hand, rules=resolve_rules(rules_spec, sets), seats=resolve_seats(seats_spec),
+                           seed=0 if seed is None else seed)
         show = None
         if decision is None:
             def show(k, p):
@@ -656,17 +649,6 @@ def analyze_cmd(run_dir, rules_spec, sets, seed, hand, seat, decision, rollouts,
         click.echo(df.to_json(orient="records", indent=1))
     else:
         click.echo(format_judgements(df))
-
-
-def _review(h, seat: int, rollouts: int, policy: str, discards: int) -> dict:
-    """``analyze.review`` of one hand, with a line of progress for it."""
-    from simcore.inspection.review import review
-
-    click.echo(f"reviewing seat {seat} in hand {h.g} ({rollouts} rollouts a decision) ...", err=True)
-    try:
-        return review(h, seat, rollouts, policy, discards)
-    except ValueError as exc:
-        raise CliError(_one_line(exc)) from None
 
 
 def format_judgements(df) -> str:

@@ -208,10 +208,6 @@ def parse_seats(spec: str | None) -> list[SeatSpec]:
     return [parse_seat(s) for s in items]
 
 
-def canonical_seats(seats: list[SeatSpec]) -> list[str]:
-    return [s.canonical for s in seats]
-
-
 _USER_CACHE: dict[str, object] = {}
 
 
@@ -262,16 +258,16 @@ def map_user_paths(spec: str, fn) -> str:
     return ",".join(seats)
 
 
-def user_paths(spec: str) -> dict[str, str]:
-    """{path as given: absolute path} of every user strategy file ``spec`` names (a run keeps
-    the seats as given, and these, so its trace works from any directory)."""
+def user_paths(seats) -> dict[str, str]:
+    """{path as given: absolute path} of every user strategy file the seats (SeatSpecs) name (a
+    run keeps the seats as given, and these, so its trace works from any directory)."""
     out: dict[str, str] = {}
-
-    def note(path: str) -> str:
-        out[path] = str(Path(path).expanduser().resolve())
-        return path
-
-    map_user_paths(spec, note)
+    for seat in seats:
+        for kind in KINDS:
+            name = getattr(seat, kind)
+            if _is_user(name):
+                path = name.rpartition(":")[0]
+                out[path] = str(Path(path).expanduser().resolve())
     return out
 
 

@@ -17,7 +17,7 @@ import numpy as np
 
 from simcore.engine import kernel as E
 from simcore.contract import view as vw
-from simcore.inspection.run_hands import RunHand, hands_of_run
+from simcore.inspection.run_hands import RunHand, hands_of_run, independent_hands
 from simcore.contract.tiles import SUITS, tile_text
 
 QUESTION_NAMES = {int(vw.Q_EXCHANGE): "exchange", int(vw.Q_VOID): "void", int(vw.Q_TURN): "turn",
@@ -175,13 +175,31 @@ def hand_setup(run=None, hand: int = 0, rules="battle", sets=None, seats=None, s
     given rules, seats and seed (dealt by hand mod 4, as ``sichuan trace`` plays it)."""
     if run is not None:
         return hands_of_run(run, [hand])[0]
-    from strategies.registry import parse_seats, seat_functions
-
     from simcore.contract.rules import resolve
 
-    specs = parse_seats(seats)
-    return RunHand(resolve(rules, sets), seat_functions(specs), [s.canonical for s in specs], seed, hand, hand % 4,
-                   [0, 0, 0, 0])
+    return independent_hands(resolve(rules, sets), _seat_specs(seats), seed, [hand])[0]
+
+
+def _seat_specs(seats) -> list:
+    """Seats as a seat spec's text (None: the default) or as parsed SeatSpecs."""
+    from strategies.registry import parse_seats
+
+    return parse_seats(seats) if seats is None or isinstance(seats, str) else list(seats)
+
+
+def review_hands(setups: list[RunHand], traced, seat: int, rollouts: int = 500, policy: str = "expert",
+                 discards: int = 14, progress=None) -> list:
+    """``review`` of each hand (None for a hand stopped by an illegal answer: it has no end to play
+    out to); ``progress(hand)`` is called before each."""
+    out = []
+    for h, t in zip(setups, traced):
+        if t.error_message():
+            out.append(None)
+            continue
+        if progress is not None:
+            progress(h)
+        out.append(review(h, seat, rollouts, policy, discards))
+    return out
 
 
 def analyze(run=None, hand: int = 0, seat: int = 0, decision: int | None = None, rollouts: int = 500,

@@ -1,5 +1,7 @@
-"""Replaying hands of an existing run: the run's own rules, seats and seed, and in match mode
-the dealer and scores the run recorded before the hand."""
+"""Hands to replay one at a time: hands of an existing run (the run's own rules, seats and seed,
+and in match mode the dealer and scores the run recorded before the hand), or independent hands
+of given rules, seats and seed. ``sichuan trace``, ``simcore.replay`` and the reviewer all start
+here."""
 
 from __future__ import annotations
 
@@ -62,15 +64,61 @@ class RunHand:
     match: int | None = None
     hand_in_match: int | None = None
 
+    def trace(self, run_dir=None) -> TracedHand:
+        """The hand's TRACE.md events, replayed; its hint names the command that replays it."""
+        from simcore.runs.batch import trace_command
+
+        out = trace_hand(self.rules, self.players, self.seats, self.seed, self.g, dealer=self.dealer,
+                         scores=self.scores, match=self.match, hand_in_match=self.hand_in_match)
+        if run_dir is not None:
+            out.hint = trace_command(self.rules, self.seed, self.g, run_dir=run_dir)
+        return out
+
+
+MAX_RANGE = 10_000  # hands one command replays at most
+ONLY_THE_RUNS_OWN = ("with a run directory the run's own rules, seed and seats are used: "
+                     "drop --rules, --set, --seed and --seats")
+
+
+def parse_hands(hands) -> list[int]:
+    """An index, ``"N"`` or ``"A-B"`` (inclusive), or an iterable of indices -> a list of indices."""
+    if isinstance(hands, str):
+        text = hands.strip()
+        try:
+            a, _, b = text.partition("-")
+            a, b = int(a), int(b or a)
+        except ValueError:
+            raise ValueError(f"hand {hands!r}: expected N or A-B, e.g. 7 or 0-9") from None
+        if a < 0 or b < a:
+            raise ValueError(f"hand {hands!r}: need 0 <= A <= B")
+        if b - a >= MAX_RANGE:
+            raise ValueError(f"hand {hands!r}: at most {MAX_RANGE} hands at once")
+        return list(range(a, b + 1))
+    if isinstance(hands, int):
+        return [hands]
+    return [int(g) for g in hands]
+
+
+def independent_hands(rules, seats, seed: int, hands) -> list[RunHand]:
+    """Independent hands of ``rules`` (a RuleSet) and ``seats`` (SeatSpecs): hand g dealt by seat
+    g mod 4, from zero scores, its wall from (seed, g)."""
+    from strategies.registry import seat_functions
+
+    players = seat_functions(list(seats))
+    names = [s.canonical for s in seats]
+    return [RunHand(rules, players, names, seed, int(g), int(g) % 4, [0, 0, 0, 0]) for g in hands]
+
 
 def hands_of_run(run_dir, hands) -> list[RunHand]:
     """The replay set-up of hands of a run (in match mode, the dealer and scores it recorded)."""
     run_dir = Path(run_dir)
     manifest = rio.read_manifest(run_dir)
-    cfg = RunConfig.from_json(manifest["config"])
     from strategies.registry import parse_seats, seat_functions
 
-    fns = seat_functions(parse_seats(",".join(_loadable_seats(run_dir, manifest, cfg.seats))))
+    names = list(manifest["config"]["seats"])  # the seats as the run recorded them
+    seats = parse_seats(",".join(_loadable_seats(run_dir, manifest, names)))
+    cfg = RunConfig.from_json(manifest["config"], seats=seats)
+    fns = seat_functions(seats)
     out: list[RunHand] = []
     for g in hands:
         if g >= cfg.total_hands:
@@ -82,26 +130,15 @@ def hands_of_run(run_dir, hands) -> list[RunHand]:
             if len(rows) != 4 or not head:
                 raise ValueError(f"hand {g} of {run_dir} has not been played yet (resume the run first)")
             scores = [r["score_before"] for r in sorted(rows, key=lambda r: r["seat"])]
-            out.append(RunHand(cfg.rules, fns, list(cfg.seats), cfg.seed, g, head[0]["dealer"], scores,
-                               g // hpm, g % hpm))
+            out.append(RunHand(cfg.rules, fns, names, cfg.seed, g, head[0]["dealer"], scores, g // hpm, g % hpm))
         else:
-            out.append(RunHand(cfg.rules, fns, list(cfg.seats), cfg.seed, g, g % 4, [0, 0, 0, 0]))
+            out.append(RunHand(cfg.rules, fns, names, cfg.seed, g, g % 4, [0, 0, 0, 0]))
     return out
 
 
-def traced_hands_of_run(run_dir, hands, rules_spec=None, sets=(), seed=None, seats_spec=None) -> list[TracedHand]:
+def traced_hands_of_run(run_dir, hands) -> list[TracedHand]:
     """Traces of hands of a run; they equal the run's rows for those hands."""
-    if rules_spec is not None or sets or seed is not None or seats_spec is not None:
-        raise ValueError("with a run directory the run's own rules, seed and seats are used: "
-                         "drop --rules, --set, --seed and --seats")
-    from simcore.runs.batch import trace_command
-
-    out: list[TracedHand] = []
-    for h in hands_of_run(run_dir, hands):
-        out.append(trace_hand(h.rules, h.players, h.seats, h.seed, h.g, dealer=h.dealer, scores=h.scores,
-                              match=h.match, hand_in_match=h.hand_in_match))
-        out[-1].hint = trace_command(h.rules, h.seed, h.g, run_dir=run_dir)
-    return out
+    return [h.trace(run_dir) for h in hands_of_run(run_dir, hands)]
 
 
-__all__ = ["RunHand", "hands_of_run", "traced_hands_of_run"]
+__all__ = ["RunHand", "hands_of_run", "independent_hands", "parse_hands", "traced_hands_of_run"]

@@ -118,12 +118,14 @@ def trace_command(rules: RuleSet, seed: int, g: int, seats=None, run_dir=None) -
             text = ("true" if value else "false") if isinstance(value, bool) else str(value)
             parts.append(f"--set {shlex.quote(f'{name}={text}')}")
     if seats is not None:
-        from strategies.registry import map_user_paths, user_paths
+        from pathlib import Path
+
+        from strategies.registry import map_user_paths
 
         seats = list(seats)
         text = seats[0] if len(set(seats)) == 1 else ",".join(seats)
-        paths = user_paths(text)
-        parts.append(f"--seats {shlex.quote(map_user_paths(text, paths.get))}")
+        absolute = map_user_paths(text, lambda path: str(Path(path).expanduser().resolve()))
+        parts.append(f"--seats {shlex.quote(absolute)}")
     parts.append(f"--seed {seed} --hand {g}")
     return " ".join(parts)
 

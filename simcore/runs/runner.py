@@ -40,14 +40,30 @@ class RunInterrupted(RunError, KeyboardInterrupt):
 
 @dataclass(frozen=True)
 class RunConfig:
-    """What determines a run's content (plus ``n``, which may grow)."""
+    """What determines a run's content (plus ``n``, which may grow). Picklable: it travels to
+    worker processes and Dask; the seats are parsed specs, never compiled functions."""
 
     rules: RuleSet
-    seats: tuple[str, ...]          # canonical seat specs
+    seats: tuple                    # four strategies.registry.SeatSpec (a seat spec's text is parsed once, here)
     seed: int
     mode: str                       # "hands" or "matches"
     n: int                          # hands, or matches in match mode
     chunk_hands: int = DEFAULT_CHUNK_HANDS
+
+    def __post_init__(self):
+        if any(isinstance(s, str) for s in self.seats):  # text from an edge (a spec file, a test)
+            from strategies.registry import parse_seat
+
+            object.__setattr__(self, "seats", tuple(parse_seat(s) if isinstance(s, str) else s for s in self.seats))
+        else:
+            object.__setattr__(self, "seats", tuple(self.seats))
+        if len(self.seats) != 4:
+            raise ValueError(f"a run has four seats, got {len(self.seats)}")
+
+    @property
+    def seat_names(self) -> tuple[str, ...]:
+        """The seats' canonical specs: what run.json, the Parquet tables and messages record."""
+        return tuple(s.canonical for s in self.seats)
 
     @property
     def match_mode(self) -> bool:
@@ -73,16 +89,19 @@ class RunConfig:
 
     def identity(self) -> dict:
         """Everything that must match to resume or extend a run."""
-        return {"rules": {"preset": self.rules.preset, "options": self.rules.options()}, "seats": list(self.seats),
+        return {"rules": {"preset": self.rules.preset, "options": self.rules.options()}, "seats": list(self.seat_names),
                 "seed": self.seed, "mode": self.mode, "chunk_hands": self.chunk_hands}
 
     def to_json(self) -> dict:
         return {**self.identity(), "n": self.n}
 
     @staticmethod
-    def from_json(d: dict) -> "RunConfig":
+    def from_json(d: dict, seats=None) -> "RunConfig":
+        """The configuration run.json records; ``seats`` (parsed) in place of its seat text, e.g.
+        with user files at their recorded absolute paths (``simcore.inspection.run_hands``)."""
         rules = apply_overrides(preset(d["rules"]["preset"]), d["rules"]["options"])
-        return RunConfig(rules, tuple(d["seats"]), int(d["seed"]), d["mode"], int(d["n"]), int(d["chunk_hands"]))
+        return RunConfig(rules, tuple(seats if seats is not None else d["seats"]), int(d["seed"]), d["mode"],
+                         int(d["n"]), int(d["chunk_hands"]))
 
 
 def cpu_count() -> int:
@@ -100,7 +119,7 @@ def _trace_hint(run_dir: Path, cfg: RunConfig, hand: int) -> str:
     of_run = trace_command(cfg.rules, cfg.seed, hand, run_dir=run_dir)
     if cfg.match_mode:
         return of_run
-    return f"{trace_command(cfg.rules, cfg.seed, hand, cfg.seats)} (or {of_run})"
+    return f"{trace_command(cfg.rules, cfg.seed, hand, cfg.seat_names)} (or {of_run})"
 
 
 # numba's threading layer must not be entered from several threads of one process at once
@@ -109,9 +128,9 @@ _NUMBA_LOCK = threading.Lock()
 
 
 def _seat_fns(cfg: RunConfig):
-    from strategies.registry import parse_seats, seat_functions
+    from strategies.registry import seat_functions
 
-    return seat_functions(parse_seats(",".join(cfg.seats)))
+    return seat_functions(list(cfg.seats))
 
 
 def _play(run_dir, cfg: RunConfig, fns: tuple, first: int, count: int, threads: int, check: bool):
@@ -122,15 +141,15 @@ def _play(run_dir, cfg: RunConfig, fns: tuple, first: int, count: int, threads: 
     with _NUMBA_LOCK:
         numba.set_num_threads(max(1, min(threads, numba.config.NUMBA_NUM_THREADS)))
         return run_batch(cfg.rules, fns, cfg.seed, first, count, cfg.match_mode, check=check,
-                         seat_names=list(cfg.seats), trace_hint=lambda g: _trace_hint(Path(run_dir), cfg, g))
+                         seat_names=list(cfg.seat_names), trace_hint=lambda g: _trace_hint(Path(run_dir), cfg, g))
 
 
 def _write(run_dir, cfg: RunConfig, config: dict, chunk: int, first: int, count: int, res) -> None:
     """A chunk's results as its four shards, its summary tallies in the hands shard's footer."""
     from simcore.runs.analysis import batch_summary
 
-    tables = rio.batch_tables(res, list(cfg.seats))
-    summary = batch_summary(res, list(cfg.seats))
+    tables = rio.batch_tables(res, list(cfg.seat_names))
+    summary = batch_summary(res, list(cfg.seat_names))
     del res  # the tables do not use the engine's result arrays: the caller's reference is the last
     rio.write_shards(Path(run_dir), chunk, tables, config, first, count, summary)
 
@@ -261,9 +280,9 @@ class DaskExecutor:
 
 def _strategy_files(cfg: RunConfig) -> dict[str, str]:
     """{absolute path: hash} of the run's user strategy files (and the .py files beside them)."""
-    from strategies.registry import parse_seats, user_files
+    from strategies.registry import user_files
 
-    return user_files(parse_seats(",".join(cfg.seats)))
+    return user_files(cfg.seats)
 
 
 def _strategy_paths(cfg: RunConfig) -> dict[str, str]:
@@ -271,7 +290,7 @@ def _strategy_paths(cfg: RunConfig) -> dict[str, str]:
     can be traced from any directory (``simcore.inspection.run_hands``)."""
     from strategies.registry import user_paths
 
-    return user_paths(",".join(cfg.seats))
+    return user_paths(cfg.seats)
 
 
 def _read_manifest(run_dir: Path) -> dict:

@@ -51,13 +51,13 @@ def test_shipped_grids():
     bvf = load_spec("battle-vs-flow")
     assert [(c.rules.rules.preset, c.mode) for c in bvf.cells] == [
         ("battle", "hands"), ("battle", "matches"), ("flow", "hands"), ("flow", "matches")]
-    assert all(len(set(c.seats)) == 1 and c.seats[0].startswith("expert[") and "+exchange=expert[" in c.seats[0]
+    assert all(len(set(c.seats)) == 1 and c.seats[0].canonical.startswith("expert[") and "+exchange=expert[" in c.seats[0].canonical
                for c in bvf.cells)
     rs = load_spec("rule-sets")
     assert [c.rules.rules.preset for c in rs.cells] == ["battle", "flow", "chengdu", "kawu", "tfmj"]
     assert [c.name for c in rs.cells] == ["battle", "flow", "chengdu", "kawu", "tfmj"]
     assert all(c.mode == "hands" and c.seats == rs.cells[0].seats and c.weight == 1 for c in rs.cells)
-    assert rs.cells[0].seats[0].startswith("expert[") and len(set(rs.cells[0].seats)) == 1
+    assert rs.cells[0].seats[0].canonical.startswith("expert[") and len(set(rs.cells[0].seats)) == 1
     assert {"pigs", "spread", "reasons", "patterns", "ends"} == set(rs.show)
 
 

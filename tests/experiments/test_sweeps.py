@@ -61,10 +61,10 @@ def test_a_sweep_expands_into_one_arm_per_value_in_order():
     spec = parse_spec(data)
     assert [a.name for a in spec.arms] == ["plain", "fw-2.0", "fw-4.0", "fw-6.5", "fw-8", "last"]
     for a, v in zip(spec.arms[1:5], ["2.0", "4.0", "6.5", "8.0"]):
-        assert a.seat.startswith(f"expert[pace=1.5,flush_weight={v},") and a.seat.endswith("+void=fewest")
+        assert a.seat.canonical.startswith(f"expert[pace=1.5,flush_weight={v},") and a.seat.canonical.endswith("+void=fewest")
         assert a.sweep["name"] == "fw" and a.sweep["seat"] == "expert[flush_weight={}]+void=fewest"
     assert [a.sweep["value"] for a in spec.arms[1:5]] == [2.0, 4.0, 6.5, 8]
-    assert spec.arms[0].sweep is None and "flush_weight=3.0" in spec.arms[0].seat
+    assert spec.arms[0].sweep is None and "flush_weight=3.0" in spec.arms[0].seat.canonical
     assert spec.baseline == "fw-4.0"
     js = spec.to_json()["arms"]
     assert js[2]["sweep"] == {"name": "fw", "seat": "expert[flush_weight={}]+void=fewest", "value": 4.0}
