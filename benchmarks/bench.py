@@ -780,13 +780,19 @@ def bench_dask(ctx: Context) -> Figures:
 # -- versus: this tree against another commit, in one session ------------------------------
 
 # Run in a subprocess with PYTHONPATH at one source tree: only APIs that every tree has since the
-# engine bench began (run_batch, preset, the registry), so an older commit measures the same way.
+# engine bench began (run_batch, preset, the registry), so an older commit measures the same way;
+# the flat layout (simcore.batch) and the layers as folders (simcore.runs.batch) are both known.
+# (``simcore.rules`` imports in both: an alias of simcore.contract.rules since the move.)
 _VERSUS_SCRIPT = """
 import json, sys, time
 import numba
 import simcore  # noqa: F401  (the tree's numba cache)
-from simcore.runs.batch import run_batch
-from simcore.contract.rules import preset
+try:  # the layers as folders
+    from simcore.runs.batch import run_batch
+    from simcore.contract.rules import preset
+except ImportError:  # the flat package before them
+    from simcore.batch import run_batch
+    from simcore.rules import preset
 from strategies.registry import parse_seats, seat_functions
 numba.set_num_threads(1)
 cases, batches, hands = json.loads(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
@@ -838,7 +844,7 @@ def bench_versus(ctx: Context) -> Figures:
     with tempfile.TemporaryDirectory(prefix="sichuan-versus-") as tmp:
         base = _tree_of(ctx.base, Path(tmp))
         # plays and presets every compared tree has (a newer tree may add presets)
-        theirs = subprocess.run([sys.executable, "-c", "from simcore.contract.rules import PRESETS; print(','.join(PRESETS))"],
+        theirs = subprocess.run([sys.executable, "-c", "from simcore.rules import PRESETS; print(','.join(PRESETS))"],
                                 cwd=tempfile.gettempdir(), env={**os.environ, "PYTHONPATH": str(base)},
                                 capture_output=True, text=True).stdout.strip().split(",")
         cases = [c for c in ENGINE_CASES if c[1] != "expert" and c[0] in theirs]
