@@ -140,7 +140,7 @@ def test_the_rule_table_covers_every_section_of_the_rules():
     assert not missing, f"RULES.md sections with no row in ARCHITECTURE.md's rule table: {missing}"
 
 
-MODULES = {"engine": "simcore.engine.kernel", "evaluate": "simcore.contract.evaluate", "rules": "simcore.contract.rules",
+MODULES = {"kernel": "simcore.engine.kernel", "evaluate": "simcore.contract.evaluate", "rules": "simcore.contract.rules",
            "tiles": "simcore.contract.tiles"}
 
 
@@ -155,3 +155,37 @@ def test_every_function_in_the_rule_table_exists():
             if obj is None:
                 bad.append(f"{rule}: {name}")
     assert not bad, "functions named in the rule table that do not exist: " + ", ".join(bad)
+
+
+# -- the module lists match the tree -----------------------------------------------------------
+
+def _tree_modules() -> dict[str, list[str]]:
+    """{folder: module stems} of the package folders (``__init__`` of a subpackage aside)."""
+    out = {}
+    for folder in ("simcore", "simcore/contract", "simcore/engine", "simcore/runs", "simcore/inspection",
+                   "strategies", "experiments"):
+        stems = sorted(p.stem for p in (ROOT / folder).glob("*.py"))
+        out[folder] = [s for s in stems if s != "__init__" or folder == "simcore"]
+    return out
+
+
+def _table_row(text: str, folder: str) -> str:
+    """The row of a markdown table with a cell that starts by naming ``folder/``."""
+    rows = [line for line in text.splitlines() if line.startswith("|")
+            and any(cell.strip().startswith(f"`{folder}/`") for cell in line.split("|"))]
+    assert len(rows) == 1, f"no single row for {folder}/"
+    return rows[0]
+
+
+def test_every_module_is_in_the_architecture_layers_and_the_readme_layout():
+    arch = (ROOT / "docs" / "ARCHITECTURE.md").read_text().split("## Layers", 1)[1].split("\n## ", 1)[0]
+    readme = (ROOT / "README.md").read_text().split("Layout:", 1)[1]
+    missing = []
+    for folder, stems in _tree_modules().items():
+        arch_row, readme_row = _table_row(arch, folder), _table_row(readme, folder)
+        for stem in stems:
+            if f"`{stem}.py`" not in arch_row:
+                missing.append(f"ARCHITECTURE.md: Layers lacks {folder}/{stem}.py")
+            if f"`{stem}`" not in readme_row:
+                missing.append(f"README.md's layout lacks {folder}/{stem}")
+    assert not missing, "\n".join(missing)
