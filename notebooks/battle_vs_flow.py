@@ -35,15 +35,12 @@ import numpy as np
 import pandas as pd
 from IPython.display import Markdown, display
 
-import experiments
+from experiments.figures import report_of
 from experiments.cells import match_totals
 from experiments.findings import bvf_sentences
 from simcore.runs import analysis
 
-if not (EXPERIMENT / "experiment.json").is_file():
-    raise FileNotFoundError(f"no experiment in {EXPERIMENT}: run `make notebooks`, or "
-                            f"`sichuan experiment run battle-vs-flow --out {EXPERIMENT}` and set SICHUAN_RUNS")
-rep = experiments.load_report(EXPERIMENT)
+rep = report_of(EXPERIMENT, "battle-vs-flow")
 cells = {(c["preset"], c["mode"]): c for c in rep["cells"]}
 thr = rep["loss_threshold"]
 print(f"{rep['hands']:,} hands per cell, seed {rep['seed']}; reproduce with:\n  {rep['command']}")

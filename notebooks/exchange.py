@@ -34,21 +34,13 @@ RUNS = Path(os.environ.get("SICHUAN_RUNS", "../runs/notebooks"))
 EXPERIMENT = RUNS / "exchange"
 
 # %%
-import json
-
 import matplotlib.pyplot as plt
-import numpy as np
-import pandas as pd
 from IPython.display import Markdown, display
 
-import experiments
-from experiments.duplicate import seat_nets
+from experiments.figures import comparison_table, diff_figure, pairing_figure, pairing_variances, per_wall, report_of
 from experiments.findings import duplicate_sentences
 
-if not (EXPERIMENT / "experiment.json").is_file():
-    raise FileNotFoundError(f"no experiment in {EXPERIMENT}: run `make notebooks`, or "
-                            f"`sichuan experiment run exchange --out {EXPERIMENT}` and set SICHUAN_RUNS")
-rep = experiments.load_report(EXPERIMENT)          # recomputed from the runs
+rep = report_of(EXPERIMENT, "exchange")          # recomputed from the runs
 base = rep["baseline"]
 print(f"{rep['walls']:,} walls, seed {rep['seed']}; reproduce with:\n  {rep['command']}")
 
@@ -59,9 +51,7 @@ print(f"{rep['walls']:,} walls, seed {rep['seed']}; reproduce with:\n  {rep['com
 # one column per rotation, one row per wall. The arm's score is the row mean.
 
 # %%
-nets = seat_nets(EXPERIMENT)                   # arm -> DataFrame (wall x rotation)
-scores = pd.DataFrame({arm: df.mean(axis=1) for arm, df in nets.items()})
-diffs = scores.drop(columns=base).sub(scores[base], axis=0)
+nets, scores, diffs = per_wall(EXPERIMENT, base)   # arm -> DataFrame (wall x rotation); score and diff per wall
 display(nets[list(nets)[1]].head())
 scores.describe().T
 
@@ -74,26 +64,11 @@ scores.describe().T
 # interval of full width `width` needs.
 
 # %%
-cols = ["rules", "score", "score_low", "score_high", "diff", "diff_low", "diff_high", "sd_diff",
-        "unpaired_half_width", "variance_removed", "walls_needed", "hands_needed"]
-table = pd.DataFrame(rep["rows"]).set_index("arm")[cols]
+table = comparison_table(rep)
 table
 
 # %%
-rows = [r for r in rep["rows"] if not r["baseline"]]
-y = np.arange(len(rows))
-fig, ax = plt.subplots(figsize=(7, 1.2 + 0.8 * len(rows)))
-d = np.array([r["diff"] for r in rows])
-ax.errorbar(d, y + 0.12, xerr=[d - [r["diff_low"] for r in rows], [r["diff_high"] for r in rows] - d],
-            fmt="o", capsize=4, label="duplicate: paired on the wall")
-ax.errorbar(d, y - 0.12, xerr=[r["unpaired_half_width"] for r in rows], fmt="s", capsize=4, color="grey",
-            label="the same hands unpaired (independent walls)")
-ax.axvline(0, color="black", lw=0.8)
-ax.set_yticks(y, [r["arm"] for r in rows])
-ax.set_ylim(-0.6, len(rows) - 0.4)
-ax.set_xlabel(f"net per hand against `{base}` (points), 95% intervals")
-ax.set_title("Exchange policy vs the baseline")
-ax.legend(loc="best", fontsize=8)
+diff_figure(rep, "Exchange policy vs the baseline")
 plt.show()
 
 # %% [markdown]
@@ -106,28 +81,9 @@ plt.show()
 # of the deal.
 
 # %%
-def unpaired(arm):
-    a = np.mean([np.roll(nets[arm][r].to_numpy(), -r) for r in range(4)], axis=0)
-    b = np.mean([np.roll(nets[base][r].to_numpy(), -(4 + r)) for r in range(4)], axis=0)
-    return a - b
-
-
-fig, axes = plt.subplots(1, len(diffs.columns), figsize=(5 * len(diffs.columns), 3.2), squeeze=False)
-for ax, arm in zip(axes[0], diffs.columns):
-    u = unpaired(arm)
-    lim = np.quantile(np.abs(u), 0.999) + 1
-    bins = np.linspace(-lim, lim, 61)
-    ax.hist(u, bins=bins, histtype="step", color="grey", lw=1.5, label=f"unpaired, SD {u.std():.2f}")
-    ax.hist(diffs[arm], bins=bins, histtype="stepfilled", alpha=0.6, label=f"paired, SD {diffs[arm].std():.2f}")
-    ax.set_yscale("log")
-    ax.set_xlabel(f"{arm} - {base}: points per hand on a wall")
-    ax.legend(fontsize=8)
-axes[0][0].set_ylabel("walls")
-plt.tight_layout()
+pairing_figure(nets, diffs, base)
 plt.show()
-pd.DataFrame({arm: {"var(d) paired": diffs[arm].var(), "var unpaired (resampled)": unpaired(arm).var(),
-                    "var_unpaired (formula)": table.loc[arm, "unpaired_half_width"] ** 2 * rep["walls"] / 1.959963984540054 ** 2}
-              for arm in diffs.columns}).T
+pairing_variances(nets, diffs, base, table, rep["walls"])
 
 # %% [markdown]
 # ## Finding

@@ -39,14 +39,11 @@ import numpy as np
 import pandas as pd
 from IPython.display import Markdown, display
 
-import experiments
+from experiments.figures import report_of
 from experiments.findings import pigs_sentences
 from simcore.runs import analysis
 
-if not (EXPERIMENT / "experiment.json").is_file():
-    raise FileNotFoundError(f"no experiment in {EXPERIMENT}: run `make notebooks`, or "
-                            f"`sichuan experiment run flower-pigs --out {EXPERIMENT}` and set SICHUAN_RUNS")
-rep = experiments.load_report(EXPERIMENT)
+rep = report_of(EXPERIMENT, "flower-pigs")
 print(f"{len(rep['cells'])} cells, {rep['hands_played']:,} hands, seed {rep['seed']}; reproduce with:\n  {rep['command']}")
 
 # %%

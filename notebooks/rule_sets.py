@@ -41,15 +41,12 @@ import numpy as np
 import pandas as pd
 from IPython.display import Markdown, display
 
-import experiments
+from experiments.figures import report_of
 from experiments.findings import rules_sentences
 from simcore.runs import analysis
 from simcore.contract.evaluate import PATTERNS
 
-if not (EXPERIMENT / "experiment.json").is_file():
-    raise FileNotFoundError(f"no experiment in {EXPERIMENT}: run `make notebooks`, or "
-                            f"`sichuan experiment run rule-sets --out {EXPERIMENT}` and set SICHUAN_RUNS")
-rep = experiments.load_report(EXPERIMENT)
+rep = report_of(EXPERIMENT, "rule-sets")
 cells = {c["preset"]: c for c in rep["cells"]}
 presets = list(cells)
 print(f"{rep['hands']:,} hands per cell, seed {rep['seed']}; reproduce with:\n  {rep['command']}")

@@ -1,0 +1,96 @@
+"""Tables and figures the duplicate-experiment notebooks share (``notebooks/exchange.py`` and
+``notebooks/void.py`` ask the same questions of different policies), and the check every
+notebook makes that its experiment was run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+Z95 = 1.959963984540054
+COMPARISON_COLUMNS = ["rules", "score", "score_low", "score_high", "diff", "diff_low", "diff_high", "sd_diff",
+                      "unpaired_half_width", "variance_removed", "walls_needed", "hands_needed"]
+
+
+def report_of(exp_dir, name: str) -> dict:
+    """The report of the experiment ``name`` run into ``exp_dir`` (recomputed from its runs), or a
+    FileNotFoundError that says how to make it."""
+    import experiments
+
+    exp_dir = Path(exp_dir)
+    if not (exp_dir / "experiment.json").is_file():
+        raise FileNotFoundError(f"no experiment in {exp_dir}: run `make notebooks`, or "
+                                f"`sichuan experiment run {name} --out {exp_dir}` and set SICHUAN_RUNS")
+    return experiments.load_report(exp_dir)
+
+
+def per_wall(exp_dir, base: str):
+    """(nets, scores, diffs): each arm's own-seat nets (wall x rotation, from the runs' Parquet
+    tables), its score per wall (the row mean) and its paired difference from ``base`` per wall."""
+    from experiments.duplicate import seat_nets
+
+    nets = seat_nets(exp_dir)
+    scores = pd.DataFrame({arm: df.mean(axis=1) for arm, df in nets.items()})
+    return nets, scores, scores.drop(columns=base).sub(scores[base], axis=0)
+
+
+def comparison_table(rep: dict) -> pd.DataFrame:
+    return pd.DataFrame(rep["rows"]).set_index("arm")[COMPARISON_COLUMNS]
+
+
+def diff_figure(rep: dict, title: str):
+    """Each arm's paired difference from the baseline with its 95% interval, beside the interval
+    the same hands would give unpaired."""
+    import matplotlib.pyplot as plt
+
+    rows = [r for r in rep["rows"] if not r["baseline"]]
+    y = np.arange(len(rows))
+    fig, ax = plt.subplots(figsize=(7, 1.2 + 0.8 * len(rows)))
+    d = np.array([r["diff"] for r in rows])
+    ax.errorbar(d, y + 0.12, xerr=[d - [r["diff_low"] for r in rows], [r["diff_high"] for r in rows] - d],
+                fmt="o", capsize=4, label="duplicate: paired on the wall")
+    ax.errorbar(d, y - 0.12, xerr=[r["unpaired_half_width"] for r in rows], fmt="s", capsize=4, color="grey",
+                label="the same hands unpaired (independent walls)")
+    ax.axvline(0, color="black", lw=0.8)
+    ax.set_yticks(y, [r["arm"] for r in rows])
+    ax.set_ylim(-0.6, len(rows) - 0.4)
+    ax.set_xlabel(f"net per hand against `{rep['baseline']}` (points), 95% intervals")
+    ax.set_title(title)
+    ax.legend(loc="best", fontsize=8)
+    return fig
+
+
+def unpaired(nets: dict, arm: str, base: str) -> np.ndarray:
+    """What unpaired play with the same hands would see: the same four seat-hands per arm, each from
+    another wall (rotation r of the arm on wall g + r, of the baseline on wall g + 4 + r)."""
+    a = np.mean([np.roll(nets[arm][r].to_numpy(), -r) for r in range(4)], axis=0)
+    b = np.mean([np.roll(nets[base][r].to_numpy(), -(4 + r)) for r in range(4)], axis=0)
+    return a - b
+
+
+def pairing_figure(nets: dict, diffs: pd.DataFrame, base: str):
+    """Histograms of the paired per-wall difference against the unpaired one, per arm."""
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, len(diffs.columns), figsize=(5 * len(diffs.columns), 3.2), squeeze=False)
+    for ax, arm in zip(axes[0], diffs.columns):
+        u = unpaired(nets, arm, base)
+        lim = np.quantile(np.abs(u), 0.999) + 1
+        bins = np.linspace(-lim, lim, 61)
+        ax.hist(u, bins=bins, histtype="step", color="grey", lw=1.5, label=f"unpaired, SD {u.std():.2f}")
+        ax.hist(diffs[arm], bins=bins, histtype="stepfilled", alpha=0.6, label=f"paired, SD {diffs[arm].std():.2f}")
+        ax.set_yscale("log")
+        ax.set_xlabel(f"{arm} - {base}: points per hand on a wall")
+        ax.legend(fontsize=8)
+    axes[0][0].set_ylabel("walls")
+    fig.tight_layout()
+    return fig
+
+
+def pairing_variances(nets: dict, diffs: pd.DataFrame, base: str, table: pd.DataFrame, walls: int) -> pd.DataFrame:
+    """var(d) paired, the unpaired variance resampled from the runs, and the report's formula."""
+    return pd.DataFrame({arm: {"var(d) paired": diffs[arm].var(), "var unpaired (resampled)": unpaired(nets, arm, base).var(),
+                               "var_unpaired (formula)": table.loc[arm, "unpaired_half_width"] ** 2 * walls / Z95 ** 2}
+                         for arm in diffs.columns}).T
