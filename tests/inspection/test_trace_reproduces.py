@@ -8,49 +8,13 @@ from __future__ import annotations
 
 import json
 import shlex
-import textwrap
 
 import pytest
 from click.testing import CliRunner
 
 from simcore.runs import shards as rio
 from simcore.cli import main
-
-BOT = textwrap.dedent('''
-    import numba as nb
-    from strategies.api import (A_WIN, C_KONG, C_PASS, C_WIN, Q_CLAIM, Q_ROB, Q_TURN, STRATEGY_SIG, V_CAN_WIN,
-                                V_HAND, V_LOCKED, V_MUST_VOID, V_TILE, my_void)
-
-    @nb.njit(STRATEGY_SIG, cache=True)
-    def lowest(q, view, tab):
-        """Wins when it can; otherwise discards its lowest legal tile; never claims."""
-        if q == Q_TURN:
-            if view[V_CAN_WIN]:
-                return A_WIN
-            if view[V_LOCKED]:
-                return view[V_TILE]
-            void = my_void(view)
-            for t in range(27):
-                if view[V_HAND + t] > 0 and not (view[V_MUST_VOID] and t // 9 != void):
-                    return t
-        if q == Q_CLAIM or q == Q_ROB:
-            return C_WIN if view[V_CAN_WIN] else C_PASS
-        return 0
-
-    @nb.njit(STRATEGY_SIG, cache=True)
-    def cheater(q, view, tab):
-        """Discards 9s, which it does not hold, once past its fifth draw."""
-        if q == Q_TURN and view[18] > 5 and view[V_HAND + 26] == 0 and not view[V_LOCKED]:
-            return 26
-        return lowest(q, view, tab)
-
-    @nb.njit(STRATEGY_SIG, cache=True)
-    def konger(q, view, tab):
-        """Answers every claim with a kong, offered or not."""
-        if q == Q_CLAIM:
-            return C_KONG
-        return lowest(q, view, tab)
-''')
+from tests.support.bots import BOTS, write_bots
 
 
 def _cli(*args):
@@ -68,10 +32,7 @@ def _forget_loaded(monkeypatch):
 
 def _bot(folder, name: str):
     """A bot file under its own name (a name is compiled and cached once per process)."""
-    (folder / "bots").mkdir(parents=True, exist_ok=True)
-    path = folder / "bots" / f"{name}.py"
-    path.write_text(BOT)
-    return path
+    return write_bots(folder / "bots", name)
 
 
 # -- item 2: experiment specs -----------------------------------------------------------------
@@ -183,7 +144,7 @@ def test_a_run_is_traced_from_anywhere_and_refuses_a_changed_strategy(tmp_path, 
     assert _cli(*sim, "--hands", "200").exit_code == 0
     assert rio.read_manifest(out)["strategy_paths"] == {"bots/run_bot.py": str(bot)}
 
-    bot.write_text(BOT + "\n# edited\n")
+    bot.write_text(BOTS + "\n# edited\n")
     for res in (_cli("trace", out, "--hand", "7"), _cli(*sim, "--hands", "300")):
         assert res.exit_code == 2 and len(res.stderr.strip().splitlines()) == 1
         assert str(bot) in res.stderr and "changed" in res.stderr
