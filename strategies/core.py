@@ -19,7 +19,7 @@ import numpy as np
 from simcore.contract.evaluate import POW5, moved_slots, seven_pairs_from_slots, shift_code, slots2
 from simcore.contract.nrt import nonneg
 from simcore.contract.tables import PAIR_OFF, STRIDE, final_at
-from simcore.contract.tiles import N_KINDS
+from simcore.contract.tiles import N_KINDS, N_RANKS, N_SUITS, SUIT_BITS
 from simcore.contract.view import V_CODES, V_HAND, V_ME, V_N1, V_N2, V_N_MELDS, V_VISIBLE, V_VOID
 
 INF = 99
@@ -96,7 +96,7 @@ def prepare(tab, view, ignore):
     """The seat's hand as a ``Prepared``; suits in the bit set ``ignore`` (and the void suit)
     evaluate as empty, so their tiles are never part of a target."""
     void = my_void(view)
-    if void < 3:
+    if void < N_SUITS:
         ignore |= 1 << void
     c0 = view[V_CODES] if not ignore & 1 else 0
     c1 = view[V_CODES + 1] if not ignore & 2 else 0
@@ -105,9 +105,9 @@ def prepare(tab, view, ignore):
     n1 = view[V_N1]
     if ignore & ~(1 << void) & 7:
         # slots were counted over every non-void kind: take the ignored suits out
-        for s in range(3):
+        for s in range(N_SUITS):
             if (ignore >> s) & 1 and s != void:
-                for t in range(s * 9, s * 9 + 9):
+                for t in range(s * N_RANKS, s * N_RANKS + N_RANKS):
                     c = view[V_HAND + t]
                     n2 -= slots2(c)
                     n1 -= c & 1
@@ -137,7 +137,7 @@ def add_tiles(tab, st, t, n):
     out); only that suit's class is looked up again."""
     c0, c1, c2, a0, a1, a2 = st.c0, st.c1, st.c2, st.a0, st.a1, st.a2
     c0, c1, c2 = shift_code(c0, c1, c2, t, n)
-    s = t // 9
+    s = t // N_RANKS
     if s == 0:
         a0 = klass(tab, c0)
     elif s == 1:
@@ -161,11 +161,11 @@ def without_one(tab, view, st, t):
 def shanten_moved(tab, view, st, out_t, in_t):
     """Shanten with one copy of ``out_t`` removed and one of ``in_t`` added (-1: none)."""
     c0, c1, c2, a0, a1, a2, n2, n1, k, ignore = st
-    if out_t >= 0 and not (ignore >> (out_t // 9)) & 1:
+    if out_t >= 0 and not (ignore >> (out_t // N_RANKS)) & 1:
         c0, c1, c2 = shift_code(c0, c1, c2, out_t, -1)
         if k == 0:
             n2, n1 = moved_slots(n2, n1, view[V_HAND + out_t], -1)
-    if in_t >= 0 and not (ignore >> (in_t // 9)) & 1:
+    if in_t >= 0 and not (ignore >> (in_t // N_RANKS)) & 1:
         c0, c1, c2 = shift_code(c0, c1, c2, in_t, 1)
         if k == 0:
             n2, n1 = moved_slots(n2, n1, view[V_HAND + in_t] - (1 if in_t == out_t else 0), 1)
@@ -183,9 +183,9 @@ def shanten_minus(tab, view, st, t, n, extra_melds):
     """Shanten with n copies of t taken out of the hand into ``extra_melds`` new declared sets
     (a pung or kong claim, a concealed kong). Regular hands only (declared sets exist)."""
     c0, c1, c2, a0, a1, a2, n2, n1, k, ignore = st
-    s = t // 9
+    s = t // N_RANKS
     if not (ignore >> s) & 1:
-        d = n * POW5[t - 9 * s]
+        d = n * POW5[t - N_RANKS * s]
         if s == 0:
             a0 = klass(tab, c0 - d)
         elif s == 1:
@@ -200,7 +200,7 @@ def isolation(view, t):
     """Same-suit tiles within two ranks of t, weighted by closeness: its other copies and the
     tiles one rank away count double, two ranks away once (times 4, plus a small bonus for
     middle ranks so ties go to terminals); lower is more isolated. The play strategies' tie-break."""
-    return isolation_at(view, t, t % 9)
+    return isolation_at(view, t, t % N_RANKS)
 
 
 @nb.njit(cache=True, inline="always")
@@ -225,13 +225,13 @@ def near_mask(view, st):
     lower a regular hand's shanten (a lone new tile joins nothing)."""
     ignore = st.ignore
     m = np.int64(0)
-    for s in range(3):
+    for s in range(N_SUITS):
         if (ignore >> s) & 1:
             continue
-        for r in range(9):  # arithmetic, not a branch per (randomly) held kind
-            t = 9 * s + r
+        for r in range(N_RANKS):  # arithmetic, not a branch per (randomly) held kind
+            t = N_RANKS * s + r
             lo = t - min(r, 2)
-            hi = t + min(8 - r, 2)
+            hi = t + min(N_RANKS - 1 - r, 2)
             m |= (((np.int64(1) << (hi - lo + 1)) - 1) << lo) * (view[V_HAND + t] > 0)
     return m
 
@@ -258,7 +258,7 @@ def ukeire_weighted(tab, view, st, out_t, target, near, w, w_pair):
     """``ukeire`` with each live copy counted ``suit_weight(w, its suit)`` times, or
     ``suit_weight(w_pair, its suit)`` where the hand minus ``out_t`` holds two or more."""
     c0, c1, c2, a0, a1, a2, n2, n1, k, ignore = st
-    if not (ignore >> (out_t // 9)) & 1:
+    if not (ignore >> (out_t // N_RANKS)) & 1:
         c0, c1, c2, a0, a1, a2, n2, n1 = without_one(tab, view, st, out_t)
     n = 0
     for u in range(N_KINDS):
@@ -267,8 +267,8 @@ def ukeire_weighted(tab, view, st, out_t, target, near, w, w_pair):
         lv = live(view, u)
         if lv <= 0:
             continue
-        s = u // 9
-        d = POW5[u - 9 * s]
+        s = u // N_RANKS
+        d = POW5[u - N_RANKS * s]
         if s == 0:
             sh = shanten3(tab, klass(tab, c0 + d), a1, a2, k)
         elif s == 1:
@@ -309,15 +309,15 @@ def discard_shantens(tab, view, st, o):
     c0, c1, c2, a0, a1, a2, n2, n1, k, ignore = st
     base = shanten_of(tab, st)
     best = INF
-    for s in range(3):
+    for s in range(N_SUITS):
         if view[V_CODES + s] == 0:  # no tile of this suit
-            for t in range(9 * s, 9 * s + 9):
+            for t in range(N_RANKS * s, N_RANKS * s + N_RANKS):
                 view[o + t] = INF
             continue
         code, pc = code_and_rest(tab, c0, c1, c2, a0, a1, a2, s)
         off_target = (ignore >> s) & 1
         d = 1
-        for t in range(9 * s, 9 * s + 9):
+        for t in range(N_RANKS * s, N_RANKS * s + N_RANKS):
             c = view[V_HAND + t]
             # an ignored suit's tile changes nothing
             sh = base if off_target else discard_shanten_at(tab, pc, code, d, c, k, n2, n1)
@@ -339,14 +339,14 @@ def lowest_shanten_discard(tab, view, st):
     smallest key (shanten, isolation, tile) kept."""
     c0, c1, c2, a0, a1, a2, n2, n1, k, ignore = st
     best = NO_KEY
-    for s in range(3):
+    for s in range(N_SUITS):
         if view[V_CODES + s] == 0:
             continue  # no tile of this suit
         code, pc = code_and_rest(tab, c0, c1, c2, a0, a1, a2, s)
         off_target = (ignore >> s) & 1
         d = 1
-        for r in range(9):
-            t = 9 * s + r
+        for r in range(N_RANKS):
+            t = N_RANKS * s + r
             c = view[V_HAND + t]
             sh = discard_shanten_at(tab, pc, code, d, c, k, n2, n1)
             if off_target:
@@ -371,10 +371,10 @@ def live_draws(view, near):
 @nb.njit(cache=True, _nrt=False)
 def plus_classes(tab, view, st, draws, o):
     """``view[o + u]``: the class of u's suit with one more u, for every u in ``draws``."""
-    for s in range(3):
+    for s in range(N_SUITS):
         code = st.c0 if s == 0 else (st.c1 if s == 1 else st.c2)
         d = 1
-        for u in range(9 * s, 9 * s + 9):  # every kind (a class that is never read is harmless)
+        for u in range(N_RANKS * s, N_RANKS * s + N_RANKS):  # every kind (a class that is never read is harmless)
             view[o + u] = klass(tab, code + (d if (draws >> u) & 1 else 0))
             d *= 5
 
@@ -392,19 +392,19 @@ def ukeire_fast(tab, view, st, out_t, target, draws, o):
 def ukeire_fast_weighted(tab, view, st, out_t, target, draws, o, w, w_pair):
     """``ukeire_fast`` weighted as ``ukeire_weighted``."""
     k = st.k
-    so = out_t // 9
+    so = out_t // N_RANKS
     c0, c1, c2, a0, a1, a2, n2, n1 = without_one(tab, view, st, out_t)
     # a draw lowers the seven-pairs shanten by at most one: whether it can reach the target
     pairs_may = k == 0 and seven_pairs_from_slots(n2, n1) - 1 < target
     n = 0
-    for su in range(3):
-        if not (draws >> (9 * su)) & 0x1FF:
+    for su in range(N_SUITS):
+        if not (draws >> (N_RANKS * su)) & SUIT_BITS:
             continue
         ws = suit_weight(w, su)
         wp = suit_weight(w_pair, su) - ws
         code, pc = code_and_rest(tab, c0, c1, c2, a0, a1, a2, su)
         d = 1
-        for u in range(9 * su, 9 * su + 9):  # every kind, counted only if a draw: no branches
+        for u in range(N_RANKS * su, N_RANKS * su + N_RANKS):  # every kind, counted only if a draw: no branches
             draw = (draws >> u) & 1
             cls = klass(tab, code + d * draw) if su == so else view[o + u]
             sh = final_shanten(tab, pc, cls, k)

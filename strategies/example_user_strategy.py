@@ -28,8 +28,8 @@ The contract (simcore/view.py has every slot):
 import numba as nb
 
 from strategies.api import (
-    A_WIN, C_PASS, C_WIN, INF, NO_TILE, Q_CLAIM, Q_ROB, Q_TURN, STRATEGY_SIG, V_CAN_WIN, V_HAND, V_LOCKED,
-    V_MUST_VOID, V_TILE, V_WALL_LEFT, my_void, prepare, rand_below, shanten_moved,
+    A_WIN, C_PASS, C_WIN, INF, N_KINDS, N_RANKS, NO_TILE, Q_CLAIM, Q_ROB, Q_TURN, STRATEGY_SIG, V_CAN_WIN, V_HAND,
+    V_LOCKED, V_MUST_VOID, V_TILE, V_WALL_LEFT, my_void, prepare, rand_below, shanten_moved,
 )
 
 
@@ -46,8 +46,8 @@ def cautious(question, view, tab):
         st = prepare(tab, view, 0)              # suit codes and table classes, once per turn
         best = INF
         n_best = 0
-        for t in range(27):                     # pass 1: the lowest shanten after a discard
-            if view[V_HAND + t] == 0 or (view[V_MUST_VOID] and t // 9 != void):
+        for t in range(N_KINDS):                # pass 1: the lowest shanten after a discard
+            if view[V_HAND + t] == 0 or (view[V_MUST_VOID] and t // N_RANKS != void):
                 continue
             sh = shanten_moved(tab, view, st, t, NO_TILE)
             if sh < best:
@@ -55,8 +55,8 @@ def cautious(question, view, tab):
             elif sh == best:
                 n_best += 1
         pick = rand_below(view, n_best)         # pass 2: a random one of those (our own stream)
-        for t in range(27):
-            if view[V_HAND + t] == 0 or (view[V_MUST_VOID] and t // 9 != void):
+        for t in range(N_KINDS):
+            if view[V_HAND + t] == 0 or (view[V_MUST_VOID] and t // N_RANKS != void):
                 continue
             if shanten_moved(tab, view, st, t, NO_TILE) == best:
                 if pick == 0:

@@ -10,6 +10,7 @@ import numba as nb
 
 from simcore.contract.evaluate import regular_shanten_codes
 from simcore.contract.nrt import nonneg
+from simcore.contract.tiles import N_RANKS, N_SUITS
 from simcore.contract.view import Q_EXCHANGE, V_HAND, pack3, param_int, rand_below, unpack3
 
 from strategies.params import Param, parameters
@@ -19,7 +20,7 @@ from strategies.params import Param, parameters
 def suit_count(view, s):
     n = 0
     s = nonneg(s)
-    for t in range(s * 9, s * 9 + 9):
+    for t in range(s * N_RANKS, s * N_RANKS + N_RANKS):
         n += view[V_HAND + t]
     return n
 
@@ -37,7 +38,7 @@ def neighbour_count(view, t):
     is lonelier. Unlike ``strategies.core.isolation``, which weighs close neighbours double for
     play, this flat count is what the exchange policies rank their three tiles by."""
     t = nonneg(t)
-    r = t % 9
+    r = t % N_RANKS
     n = view[V_HAND + t] - 1
     if r >= 2:
         n += view[V_HAND + t - 2]
@@ -58,7 +59,7 @@ def pass_three_of(view, s):
     p0 = p1 = p2 = -1
     k0 = k1 = k2 = 1 << 30
     s = nonneg(s)
-    for t in range(s * 9, s * 9 + 9):
+    for t in range(s * N_RANKS, s * N_RANKS + N_RANKS):
         c = view[V_HAND + t]
         if c <= 0:
             continue
@@ -80,7 +81,7 @@ def pass_three_of(view, s):
 def shortest(q, view, tab):
     """Three of the shortest suit holding three or more, isolated tiles first."""
     best = -1
-    for s in range(3):
+    for s in range(N_SUITS):
         n = suit_count(view, s)
         if n >= 3 and (best < 0 or n < suit_count(view, best)):
             best = s
@@ -92,11 +93,11 @@ def shortest(q, view, tab):
 def random_suit(q, view, tab):
     """Three tiles of a random eligible suit, isolated tiles first."""
     n = 0
-    for s in range(3):
+    for s in range(N_SUITS):
         if suit_count(view, s) >= 3:
             n += 1
     pick = rand_below(view, n)
-    for s in range(3):
+    for s in range(N_SUITS):
         if suit_count(view, s) >= 3:
             if pick == 0:
                 return pass_three_of(view, s)
@@ -108,11 +109,11 @@ def random_suit(q, view, tab):
 def _structure(view, s):
     """Pairs and two-tile run shapes in suit s: what passing it would break."""
     n = 0
-    for t in range(s * 9, s * 9 + 9):
+    for t in range(s * N_RANKS, s * N_RANKS + N_RANKS):
         c = view[V_HAND + t]
         if c >= 2:
             n += 1
-        r = t % 9
+        r = t % N_RANKS
         if c > 0 and r <= 7 and view[V_HAND + t + 1] > 0:
             n += 1
         if c > 0 and r <= 6 and view[V_HAND + t + 2] > 0:
@@ -126,7 +127,7 @@ def keep_pairs(q, view, tab):
     """The eligible suit whose loss breaks the fewest pairs and runs (ties: the shorter)."""
     best = -1
     best_key = 1 << 30
-    for s in range(3):
+    for s in range(N_SUITS):
         n = suit_count(view, s)
         if n < 3:
             continue
@@ -143,12 +144,12 @@ def _codes_less(view, s, a, b, c):
     m = 0
     p = 0
     t = 0
-    for r in range(8, -1, -1):
+    for r in range(N_RANKS - 1, -1, -1):
         m = m * 5 + view[V_HAND + r] - (a == r) - (b == r) - (c == r) if s == 0 else m * 5 + view[V_HAND + r]
-        p = p * 5 + view[V_HAND + 9 + r] - (a == 9 + r) - (b == 9 + r) - (c == 9 + r) if s == 1 else \
-            p * 5 + view[V_HAND + 9 + r]
-        t = t * 5 + view[V_HAND + 18 + r] - (a == 18 + r) - (b == 18 + r) - (c == 18 + r) if s == 2 else \
-            t * 5 + view[V_HAND + 18 + r]
+        p = p * 5 + view[V_HAND + N_RANKS + r] - (a == N_RANKS + r) - (b == N_RANKS + r) - (c == N_RANKS + r) if s == 1 \
+            else p * 5 + view[V_HAND + N_RANKS + r]
+        t = t * 5 + view[V_HAND + 2 * N_RANKS + r] - (a == 2 * N_RANKS + r) - (b == 2 * N_RANKS + r) - (c == 2 * N_RANKS + r) \
+            if s == 2 else t * 5 + view[V_HAND + 2 * N_RANKS + r]
     return m, p, t
 
 
@@ -172,7 +173,7 @@ def plan_cost(tab, m, p, t, n0, n1, n2, void_cost, flush_bonus, pair_bonus, trip
     (``kept_sets``), less ``flush_bonus`` per tile by which its longest suit passes six (a full
     flush to aim for)."""
     best = 1 << 30
-    for v in range(3):
+    for v in range(N_SUITS):
         sh = shanten_voiding(tab, m, p, t, v)
         nv = n0 if v == 0 else (n1 if v == 1 else n2)
         kept = (kept_sets(m, pair_bonus, triplet_bonus) * (v != 0) + kept_sets(p, pair_bonus, triplet_bonus) * (v != 1)
@@ -201,7 +202,7 @@ def plans(q, view, tab):
     pair_bonus = param_int(view, 3)
     triplet_bonus = param_int(view, 4)
     shortest_n = 14
-    for s in range(3):
+    for s in range(N_SUITS):
         n = suit_count(view, s)
         if n >= 3:
             shortest_n = min(shortest_n, n)
@@ -221,14 +222,14 @@ def _plans_within(tab, view, longest, void_cost, flush_bonus, pair_bonus, triple
     of a kind when ``no_triplet``."""
     best = 1 << 40
     best_pick = -1
-    for s in range(3):
+    for s in range(N_SUITS):
         n = suit_count(view, s)
         if n < 3 or n > longest:
             continue
         # the suit's five loneliest tiles (copies counted), loneliest first
         c0 = c1 = c2 = c3 = c4 = -1
         k0 = k1 = k2 = k3 = k4 = 1 << 30
-        for t in range(s * 9, s * 9 + 9):
+        for t in range(s * N_RANKS, s * N_RANKS + N_RANKS):
             c = view[V_HAND + t]
             if c <= 0:
                 continue

@@ -35,7 +35,7 @@ import numpy as np
 from simcore.contract.evaluate import moved_slots, seven_pairs_from_slots
 from simcore.contract.nrt import nonneg
 from simcore.contract.rules import R_ADDED_KONG_DRAWN_ONLY, R_FAN_ALL_TRIPLETS, R_FAN_CAP, R_FAN_FULL_FLUSH, R_FAN_ROOT, R_FAN_SEVEN_PAIRS, R_FLOW, R_KONG_PAY_ADDED, R_KONG_PAY_EXPOSED, R_KONG_WHILE_VOID, R_SELF_DRAW_BONUS
-from simcore.contract.tiles import N_KINDS
+from simcore.contract.tiles import N_KINDS, N_RANKS, N_SUITS
 from simcore.contract.view import A_KONG, A_WIN, C_KONG, C_PASS, C_PUNG, C_WIN, M_PUNG, Q_CLAIM, Q_ROB, Q_TURN, V_CAN_WIN, V_HAND, V_KONG_MASK, V_LOCKED, V_ME, V_MELD_KIND, V_MELD_TILE, V_MUST_VOID, V_N_MELDS, V_N_DISCARDS, V_DISC_SEQ, N_DISC_SEQ, V_AFTER_PUNG, V_CAN_PUNG, V_OUT, V_RULES, V_SCRATCH, V_TILE, V_VISIBLE, V_VOID, V_VOID_CAP, V_WALL_LEFT, V_WINS, discard_seat, discard_tile, param_float, param_int
 
 from strategies.core import INF, NO_TILE, discard_shantens, isolation, live, live_draws, my_void, near_mask, plus_classes, prepare, shanten_minus, shanten_moved, suit_weight, ukeire_fast_weighted, ukeire_weighted
@@ -46,7 +46,7 @@ from strategies.play import DANGER_UNIT, _hopeless, claim_set, danger, seats_pla
 # scratch: 0..53 the discard search's work (as choose_discard's), 54..62 the threat tracking of
 # strategies.play (must start at zero), 63 the plan of the seat's latest turn, 64 one plus the
 # tile of a pung claimed to add its fourth tile at once (0: none), 65 the discards read into
-# 66..77, each seat's discards per suit [seat * 3 + suit]
+# 66..77, each seat's discards per suit [seat * N_SUITS + suit]
 SCR_SHANTEN = np.int64(V_SCRATCH)
 SCR_PLUS = np.int64(V_SCRATCH + N_KINDS)
 SCR_PLAN = np.int64(V_SCRATCH + 63)
@@ -139,7 +139,7 @@ def _sets_in(view, o, s):
     n = 0
     for i in range(view[V_N_MELDS + o]):
         t = view[V_MELD_TILE + o * 4 + i]
-        n += t >= 0 and t // 9 == s
+        n += t >= 0 and t // N_RANKS == s
     return n
 
 
@@ -157,13 +157,13 @@ def _suit_weights(view, odds, pung_odds):
     n_disc = min(view[V_N_DISCARDS], N_DISC_SEQ)
     for i in range(view[SCR_SUIT_READ], n_disc):
         x = view[V_DISC_SEQ + i]
-        view[SCR_SUIT_DISC + discard_seat(x) * 3 + discard_tile(x) // 9] += 1
+        view[SCR_SUIT_DISC + discard_seat(x) * N_SUITS + discard_tile(x) // N_RANKS] += 1
     view[SCR_SUIT_READ] = n_disc
     u0 = u1 = u2 = 36
-    for r in range(9):
+    for r in range(N_RANKS):
         u0 -= view[V_VISIBLE + r]
-        u1 -= view[V_VISIBLE + 9 + r]
-        u2 -= view[V_VISIBLE + 18 + r]
+        u1 -= view[V_VISIBLE + N_RANKS + r]
+        u2 -= view[V_VISIBLE + 2 * N_RANKS + r]
     h0 = h1 = h2 = 0.0
     flow = _rule(view, R_FLOW) != 0
     for o in range(4):
@@ -181,8 +181,8 @@ def _suit_weights(view, odds, pung_odds):
         # its kept suits a < b: the one it discards less of and declares sets in is the one it keeps
         a = 1 if v == 0 else 0
         b = 1 if v == 2 else 2
-        ka = SUIT_SPREAD + view[SCR_SUIT_DISC + o * 3 + b] + 3 * _sets_in(view, o, a)
-        kb = SUIT_SPREAD + view[SCR_SUIT_DISC + o * 3 + a] + 3 * _sets_in(view, o, b)
+        ka = SUIT_SPREAD + view[SCR_SUIT_DISC + o * N_SUITS + b] + 3 * _sets_in(view, o, a)
+        kb = SUIT_SPREAD + view[SCR_SUIT_DISC + o * N_SUITS + a] + 3 * _sets_in(view, o, b)
         ha = (n - in_void) * ka / (ka + kb)
         hb = (n - in_void) - ha
         h0 += in_void if v == 0 else ha  # suit 0 is a unless it is the void
@@ -263,7 +263,7 @@ def _plan_discard(tab, view, st, deadly, ready, defend, worth, need, pace, decay
     if need >= 0.0:
         bound = 0
         for u in range(N_KINDS):
-            bound += live(view, u) * suit_weight(wp, u // 9) if (draws >> u) & 1 and not (ignore >> (u // 9)) & 1 else 0
+            bound += live(view, u) * suit_weight(wp, u // N_RANKS) if (draws >> u) & 1 and not (ignore >> (u // N_RANKS)) & 1 else 0
         if worth * _p_win(view, best_sh, bound, pace, decay) <= need:
             return np.int64(-1), best_sh, 0, np.int64(0)
     plus_classes(tab, view, st, draws, SCR_PLUS)
@@ -278,7 +278,7 @@ def _plan_discard(tab, view, st, deadly, ready, defend, worth, need, pace, decay
         if sh != best_sh:
             continue
         at_best |= np.int64(1) << t
-        if not (ignore >> (t // 9)) & 1:
+        if not (ignore >> (t // N_RANKS)) & 1:
             acc = ukeire_fast_weighted(tab, view, st, t, sh, draws, SCR_PLUS, w, wp if sh > 0 else w)
         else:
             if junk_acc < 0:
@@ -306,7 +306,7 @@ def _pairs_discard(view, void, worth, need, decay):
     n1 = 0
     odd_live = 0   # live copies of the kinds held an odd number of times (each would pair)
     for t in range(N_KINDS):
-        if t // 9 != void:
+        if t // N_RANKS != void:
             c = view[V_HAND + t]
             n2 += (c >= 2) + (c == 4)
             n1 += c & 1
@@ -321,7 +321,7 @@ def _pairs_discard(view, void, worth, need, decay):
         c = view[V_HAND + t]
         if c == 0:
             continue
-        if t // 9 == void:
+        if t // N_RANKS == void:
             sh = seven_pairs_from_slots(n2, n1)
             acc = odd_live
         else:
@@ -355,7 +355,7 @@ def _triplets_discard(view, void):
         n2 = 0
         for u in range(N_KINDS):
             cu = view[V_HAND + u] - (u == t)
-            if u // 9 != void:
+            if u // N_RANKS != void:
                 n3 += cu >= 3
                 n2 += cu == 2
         trip = min(n3, 4 - k)
@@ -364,12 +364,12 @@ def _triplets_discard(view, void):
         acc = 0
         for u in range(N_KINDS):
             cu = view[V_HAND + u] - (u == t)
-            if u // 9 != void:
+            if u // N_RANKS != void:
                 if cu == 2 and trip < 4 - k:
                     acc += 3 * live(view, u)  # a pair's third comes on anyone's discard: three times as fast
                 elif cu == 1 and trip + pairs < 5 - k:
                     acc += live(view, u)      # a single's second only on its own draw
-        keep = 0 if t // 9 == void else (c if c < 3 else 4)
+        keep = 0 if t // N_RANKS == void else (c if c < 3 else 4)
         key = ((sh * 256 + 255 - min(acc, 255)) * 8 + keep) * 8 + (live(view, t) if c == 1 else 7)
         if key < best_key:
             best_key, best_t, best_sh, best_acc = key, t, sh, acc
@@ -383,7 +383,7 @@ def _flush_suit(view, void):
     c0, c1, c2, sets = suit_counts(view)
     best = -1
     best_n = -1
-    for s in range(3):
+    for s in range(N_SUITS):
         n = c0 if s == 0 else (c1 if s == 1 else c2)
         if s != void and n > best_n:
             best, best_n = s, n
@@ -478,7 +478,7 @@ def _wait_worth(view, mask, w):
     worth = 0.0
     for u in range(N_KINDS):
         if (mask >> u) & 1:
-            s = u // 9
+            s = u // N_RANKS
             g = g0 if s == 0 else (g1 if s == 1 else g2)
             per_copy = liable * (view[SCR_WAITS + N_KINDS + u] + bonus) + g * view[SCR_WAITS + u]
             worth += view[SCR_WAITS + 2 * N_KINDS + u] * suit_weight(w, s) * per_copy
@@ -508,8 +508,8 @@ def _safest_void(view, void, deadly, ready):
     """The void-suit tile least likely to let an opponent win (ties: the most isolated)."""
     best_t = void_discard(view)
     best = np.int64(1) << 62
-    for r in range(9):
-        t = void * 9 + r
+    for r in range(N_RANKS):
+        t = void * N_RANKS + r
         if view[V_HAND + t] > 0:
             key = danger(view, t, deadly, ready) * 64 + isolation(view, t)
             if key < best:
@@ -535,7 +535,7 @@ def _kong_keeping(tab, view, st, best_sh, mask):
     """A kong from the mask that keeps the plan's shanten (in the plan's suits), or -1."""
     me = nonneg(view[V_ME])
     for t in range(N_KINDS):
-        if not (mask >> t) & 1 or (st.ignore >> (t // 9)) & 1:
+        if not (mask >> t) & 1 or (st.ignore >> (t // N_RANKS)) & 1:
             continue
         added = False
         for i in range(view[V_N_MELDS + me]):

@@ -17,7 +17,7 @@ import numpy as np
 
 from simcore.contract.evaluate import waits_mask
 from simcore.contract.nrt import nonneg
-from simcore.contract.tiles import N_KINDS
+from simcore.contract.tiles import N_KINDS, N_RANKS, N_SUITS
 from simcore.contract.view import A_KONG, A_WIN, C_KONG, C_PASS, C_PUNG, C_WIN, M_KONG_CONCEALED, M_PUNG, N_DISC_SEQ, Q_CLAIM, Q_ROB, Q_TURN, V_CAN_KONG, V_CAN_PUNG, V_CAN_WIN, V_DISC_SEQ, V_FLOW, V_HAND, V_KONG_MASK, V_LOCKED, V_MELD_KIND, V_MELD_TILE, V_ME, V_MUST_VOID, V_N_DISCARDS, V_N_MELDS, V_OUT, V_REVEALED, V_SCRATCH, V_TILE, V_VISIBLE, V_VOID, V_WALL_LEFT, V_WINS, discard_seat, discard_tile, rand_below
 
 from strategies.core import INF, NO_KEY, NO_TILE, add_tiles, code_and_rest, discard_shantens, final_shanten, isolation, isolation_at, klass, live_draws, lowest_shanten_discard, my_void, near_mask, plus_classes, prepare, shanten_minus, shanten_moved, shanten_of, ukeire, ukeire_fast
@@ -37,7 +37,7 @@ FOUR = np.int64(4)
 def _may_discard(view, t, void):
     if view[V_HAND + t] == 0:
         return False
-    if view[V_MUST_VOID] and t // 9 != void:
+    if view[V_MUST_VOID] and t // N_RANKS != void:
         return False
     return True
 
@@ -124,7 +124,7 @@ def threats(tab, view):
         k = view[V_N_MELDS + o]
         if k >= 4:
             pr = 1000
-        elif last >= 0 and last // 9 != view[V_VOID + o]:
+        elif last >= 0 and last // N_RANKS != view[V_VOID + o]:
             pr = READY_CLEARED[wb * 4 + k]
         else:
             pr = READY_UNCLEARED[wb * 4 + k]
@@ -139,12 +139,12 @@ def danger(view, t, deadly, ready):
     if (deadly >> t) & 1:
         return DEADLY
     seen = min(max(view[V_VISIBLE + t], 1), 4)
-    r = t % 9
-    odds = WAIT_ODDS[(seen - 1) * 5 + min(r, 8 - r)]
+    r = t % N_RANKS
+    odds = WAIT_ODDS[(seen - 1) * 5 + min(r, N_RANKS - 1 - r)]
     total = 0
     for o in range(4):
         pr = (ready >> (16 * o)) & 0xFFFF
-        if pr == 0 or view[V_VOID + o] == t // 9 or (view[SCR_SINCE + o] >> t) & 1:
+        if pr == 0 or view[V_VOID + o] == t // N_RANKS or (view[SCR_SINCE + o] >> t) & 1:
             continue
         total += pr * (WAIT_ODDS_DISCARDED if (view[SCR_DISC + o] >> t) & 1 else odds)
     return total
@@ -178,11 +178,11 @@ def void_discard(view):
     lowest. Branch-free, as ``lowest_shanten_discard``."""
     void = my_void(view)
     best = NO_KEY
-    for r in range(9):
-        t = void * 9 + r
+    for r in range(N_RANKS):
+        t = void * N_RANKS + r
         key = (isolation_at(view, t, r) << 5) | r
         best = min(best, key if view[V_HAND + t] > 0 else NO_KEY)
-    return void * 9 + (best & 31) if best != NO_KEY else NO_TILE
+    return void * N_RANKS + (best & 31) if best != NO_KEY else NO_TILE
 
 
 @nb.njit(cache=True, _nrt=False)
@@ -229,7 +229,7 @@ def choose_discard(tab, view, st, mode):
             head = sh + (16 if (deadly >> t) & 1 else 0)
         acc = 0
         if sh == best_sh:
-            if not (ignore >> (t // 9)) & 1:
+            if not (ignore >> (t // N_RANKS)) & 1:
                 acc = ukeire_fast(tab, view, st, t, sh, draws, SCR_PLUS)
             else:  # an ignored suit's tile: without it the target suits keep every useful draw
                 if junk_acc < 0:
@@ -270,7 +270,7 @@ def choose_kong(tab, view, st, best_sh):
             continue
         if view[V_LOCKED]:
             return t
-        if (ignore >> (t // 9)) & 1:
+        if (ignore >> (t // N_RANKS)) & 1:
             continue
         if _has_pung(view, t):
             sh = shanten_moved(tab, view, st, np.int64(t), NO_TILE)
@@ -313,14 +313,14 @@ def shanten_after_pung(tab, view, st, t, enough):
     # per suit, as shanten_minus(tab, view, after, x, ONE, ZERO) over the legal discards x
     best = INF
     must_void = view[V_MUST_VOID]
-    for sx in range(3):
+    for sx in range(N_SUITS):
         if must_void and sx != void:
             continue
         code, pc = code_and_rest(tab, c0, c1, c2, a0, a1, a2, sx)
         off_target = (ignore >> sx) & 1
         own = a0 if sx == 0 else (a1 if sx == 1 else a2)
         d = 1
-        for x in range(9 * sx, 9 * sx + 9):
+        for x in range(N_RANKS * sx, N_RANKS * sx + N_RANKS):
             left = view[V_HAND + x] - (2 if x == t else 0)
             if left > 0:
                 cls = own if off_target else klass(tab, code - d)
@@ -347,7 +347,7 @@ def claim_set(tab, view, ignore, slack):
     higher (only in the target suits; slack -2: never pung); else pass."""
     t = nonneg(view[V_TILE])
     st = prepare(tab, view, ignore)
-    if (st.ignore >> (t // 9)) & 1:
+    if (st.ignore >> (t // N_RANKS)) & 1:
         return C_PASS
     now = shanten_of(tab, st)
     if view[V_CAN_KONG] and shanten_minus(tab, view, st, t, THREE, ONE) <= now:
@@ -365,15 +365,15 @@ def suit_counts(view):
     c0 = c1 = c2 = 0
     for t in range(N_KINDS):
         c = view[V_HAND + t]
-        if t < 9:
+        if t < N_RANKS:
             c0 += c
-        elif t < 18:
+        elif t < 2 * N_RANKS:
             c1 += c
         else:
             c2 += c
     sets = 0
     for i in range(view[V_N_MELDS + me]):
-        s = nonneg(view[V_MELD_TILE + me * 4 + i]) // 9
+        s = nonneg(view[V_MELD_TILE + me * 4 + i]) // N_RANKS
         sets |= 1 << s
         if s == 0:
             c0 += 3
@@ -392,11 +392,11 @@ def flush_suits_to_ignore(view):
     cnt0, cnt1, cnt2, meld_suits = suit_counts(view)
     counts = (cnt0, cnt1, cnt2)
     best = -1
-    for s in range(3):
+    for s in range(N_SUITS):
         if s != void and (best < 0 or counts[s] > counts[best]):
             best = s
     other = 0
-    for s in range(3):
+    for s in range(N_SUITS):
         if s != void and s != best:
             other += counts[s]
     if counts[best] >= 8 and other <= 4 and meld_suits & ~(1 << best) == 0:

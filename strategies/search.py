@@ -26,6 +26,7 @@ import simcore.engine.kernel as E
 from simcore.contract.arena import AR_FNS, AR_SETUP, AR_STATE_LEN, AR_STATES, AR_WORK, N_STATES
 from simcore.contract.nrt import address_of, call_strategy, data_ptr, int64_ptr, view_of
 from simcore.engine.sample import WK_END, WK_SHAPE, sample_state, set_answer
+from simcore.contract.tiles import N_KINDS, N_RANKS, N_SUITS
 from simcore.contract.view import A_KONG, A_WIN, C_KONG, C_PASS, C_PUNG, C_WIN, Q_CLAIM, Q_EXCHANGE, Q_ROB, Q_TURN, Q_VOID, V_ARENA, V_CAN_KONG, V_CAN_PUNG, V_CAN_WIN, V_CODES, V_HAND, V_KONG_MASK, V_LOCKED, V_ME, V_MUST_VOID, V_PARAMS, V_QUESTION, V_TILE, V_VOID, VIEW_LEN, N_PARAMS, pack3, param_float, param_int, rand_u64, unpack3
 
 from strategies.core import isolation, near_mask, prepare, shanten_moved, ukeire
@@ -124,8 +125,8 @@ def _rank_discards(tab, view, W, n, keep):
     for i in range(keep):
         W[SW_RANK_T + i] = -1
         W[SW_RANK_K + i] = 1 << 40
-    for t in range(27):
-        if view[V_HAND + t] == 0 or (must and t // 9 != void):
+    for t in range(N_KINDS):
+        if view[V_HAND + t] == 0 or (must and t // N_RANKS != void):
             continue
         sh = shanten_moved(tab, view, st, I64(t), I64(-1))
         key = sh * 100000 - ukeire(tab, view, st, I64(t), sh, near) * 100 + isolation(view, I64(t))
@@ -152,7 +153,7 @@ def _isolated_three(view, s):
     for i in range(3):
         best = I64(-1)
         best_iso = 1 << 30
-        for t in range(9 * s, 9 * s + 9):
+        for t in range(N_RANKS * s, N_RANKS * s + N_RANKS):
             left = view[V_HAND + t] - (1 if p0 == t else 0) - (1 if p1 == t else 0)
             if left > 0 and isolation(view, I64(t)) < best_iso:
                 best_iso = isolation(view, I64(t))
@@ -176,7 +177,7 @@ def candidates(q, view, tab, own, W, keep, close):
         if view[V_CAN_WIN]:
             n = _add(W, n, I64(A_WIN))
         mask = view[V_KONG_MASK]
-        for t in range(27):
+        for t in range(N_KINDS):
             if (mask >> t) & 1:
                 n = _add(W, n, I64(A_KONG + t))
         if view[V_LOCKED]:
@@ -193,11 +194,11 @@ def candidates(q, view, tab, own, W, keep, close):
         return n
     if q == Q_EXCHANGE:
         a, _, _ = unpack3(own)
-        for s in range(3):
+        for s in range(N_SUITS):
             held = 0
-            for t in range(9 * s, 9 * s + 9):
+            for t in range(N_RANKS * s, N_RANKS * s + N_RANKS):
                 held += view[V_HAND + t]
-            if held >= 3 and a // 9 != s:
+            if held >= 3 and a // N_RANKS != s:
                 n = _add(W, n, _isolated_three(view, I64(s)))
         return n
     return _close_voids(view, tab, W, n, close)

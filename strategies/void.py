@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numba as nb
 
+from simcore.contract.tiles import N_SUITS
 from simcore.contract.view import V_CODES, param_int, rand_below
 
 from strategies.core import prepare, shanten_of
@@ -29,7 +30,7 @@ def weakest(q, view, tab):
     m, p, t = view[V_CODES], view[V_CODES + 1], view[V_CODES + 2]   # the suit codes, none zeroed yet
     best = 0
     best_key = 1 << 30
-    for s in range(3):
+    for s in range(N_SUITS):
         key = shanten_voiding(tab, m, p, t, s) * 64 + suit_count(view, s)
         if key < best_key:
             best_key = key
@@ -62,11 +63,11 @@ def plans(q, view, tab):
     n = (suit_count(view, 0), suit_count(view, 1), suit_count(view, 2))
     best = 0
     best_key = 1 << 40
-    for s in range(3):
+    for s in range(N_SUITS):
         sh = shanten_of(tab, prepare(tab, view, 1 << s))
         kept = 0
         longest = 0
-        for o in range(3):
+        for o in range(N_SUITS):
             if o != s:
                 kept += kept_sets(view[V_CODES + o], pair_bonus, triplet_bonus)
                 longest = max(longest, n[o])

@@ -16,7 +16,7 @@ import numpy as np
 
 from simcore.contract.rules import R_FAN_ALL_TRIPLETS, R_FAN_CAP, R_FAN_FOUR_DECLARED, R_FAN_FULL_FLUSH, R_FAN_KONG_DISCARD, R_FAN_KONG_REPLACEMENT, R_FAN_LAST_TILE, R_FAN_ROBBING_KONG, R_FAN_ROOT, R_FAN_SELF_DRAW, R_FAN_SEVEN_PAIRS, R_LIMIT_HANDS
 from simcore.contract.tables import INF, PAIR_OFF, STRIDE, final_at
-from simcore.contract.tiles import N_KINDS, NO_VOID  # noqa: F401  (NO_VOID: hand.py and tests read it here)
+from simcore.contract.tiles import N_KINDS, N_RANKS, N_SUITS, NO_VOID  # noqa: F401  (NO_VOID: hand.py and tests read it here)
 
 PATTERNS = (
     "all_triplets", "seven_pairs", "full_flush", "four_declared", "root", "kong_replacement",
@@ -54,8 +54,8 @@ def moved_slots(n2, n1, c, n):
 @nb.njit(cache=True, inline="always")
 def shift_code(c0, c1, c2, t, n):
     """The three suit codes with n copies of tile t added (n < 0 takes them out)."""
-    s = t // 9
-    d = n * POW5[t - 9 * s]
+    s = t // N_RANKS
+    d = n * POW5[t - N_RANKS * s]
     if s == 0:
         return c0 + d, c1, c2
     if s == 1:
@@ -66,8 +66,8 @@ def shift_code(c0, c1, c2, t, n):
 @nb.njit(cache=True, inline="always")
 def suit_code(hand, s):
     c = 0
-    for r in range(8, -1, -1):
-        c = c * 5 + hand[s * 9 + r]
+    for r in range(N_RANKS - 1, -1, -1):
+        c = c * 5 + hand[s * N_RANKS + r]
     return c
 
 
@@ -103,7 +103,7 @@ def seven_pairs_shanten(hand, void):
     n2 = 0
     n1 = 0
     for t in range(N_KINDS):
-        if t // 9 != void:
+        if t // N_RANKS != void:
             n2 += slots2(hand[t])
             n1 += hand[t] & 1
     return seven_pairs_from_slots(n2, n1)
@@ -149,7 +149,7 @@ def shanten(tab, hand, void, k):
 def holds_void(hand, void):
     if void < 0 or void > 2:
         return False
-    for t in range(void * 9, void * 9 + 9):
+    for t in range(void * N_RANKS, void * N_RANKS + N_RANKS):
         if hand[t] > 0:
             return True
     return False
@@ -195,10 +195,10 @@ def waits_mask(tab, hand, void, k, meld_cnt):
         return np.int64(0)
     mask = np.int64(0)
     for t in range(N_KINDS):
-        s = t // 9
+        s = t // N_RANKS
         if s == void or hand[t] + meld_cnt[t] >= 4:
             continue
-        d = POW5[t % 9]
+        d = POW5[t % N_RANKS]
         if s == 0:
             sh = regular_shanten_codes(tab, c0 + d, c1, c2, k)
         elif s == 1:
@@ -222,7 +222,7 @@ def suit_rows_capped(h, caps, out):
     cur = np.full(250, INF, np.int64)
     nxt = np.full(250, INF, np.int64)
     cur[0] = 0
-    for i in range(9):
+    for i in range(N_RANKS):
         nxt[:] = INF
         for st in range(250):
             cost = cur[st]
@@ -259,16 +259,16 @@ def shanten_exact(tab, hand, void, k, meld_cnt):
     """Shanten with targets capped at four copies counting declared sets (RULES.md)."""
     capped = False
     for t in range(N_KINDS):
-        if meld_cnt[t] > 0 and t // 9 != void:
+        if meld_cnt[t] > 0 and t // N_RANKS != void:
             capped = True
     if not capped:
         return shanten(tab, hand, void, k)
-    rows = np.zeros((3, 10), np.int64)
-    h = np.zeros(9, np.int64)
-    caps = np.zeros(9, np.int64)
-    for s in range(3):
-        for r in range(9):
-            t = s * 9 + r
+    rows = np.zeros((N_SUITS, 10), np.int64)
+    h = np.zeros(N_RANKS, np.int64)
+    caps = np.zeros(N_RANKS, np.int64)
+    for s in range(N_SUITS):
+        for r in range(N_RANKS):
+            t = s * N_RANKS + r
             h[r] = 0 if s == void else hand[t]
             caps[r] = 4 - meld_cnt[t]
         suit_rows_capped(h, caps, rows[s])
@@ -341,7 +341,7 @@ def score_patterns(tab, hand, void, k, meld_cnt, n_kongs, ctx, rules, pats):
     for t in range(N_KINDS):
         total = hand[t] + meld_cnt[t]
         if total > 0:
-            suits_seen |= 1 << (t // 9)
+            suits_seen |= 1 << (t // N_RANKS)
         if total == 4:
             roots += 1
     flush = suits_seen == 1 or suits_seen == 2 or suits_seen == 4

@@ -29,9 +29,10 @@ from pathlib import Path
 import numba as nb
 import numpy as np
 
+from simcore.contract.tiles import N_RANKS
 from simcore.numba_cache import cache_root
 
-N_CODES = 5**9
+N_CODES = 5**N_RANKS
 STRIDE = 256
 CLS_OFF = 0
 PAIR_OFF = N_CODES
@@ -55,15 +56,15 @@ POW5 = np.array([5**r for r in range(10)], dtype=np.int64)
 def _suit_sets():
     """The 16 sets of a suit (9 pungs, 7 runs) as base-5 code deltas plus their digit needs."""
     deltas = np.zeros(16, np.int64)
-    need = np.zeros((16, 9), np.int64)
-    for r in range(9):
+    need = np.zeros((16, N_RANKS), np.int64)
+    for r in range(N_RANKS):
         deltas[r] = 3 * 5**r
         need[r, r] = 3
     for r in range(7):
-        deltas[9 + r] = 5**r + 5 ** (r + 1) + 5 ** (r + 2)
-        need[9 + r, r] = 1
-        need[9 + r, r + 1] = 1
-        need[9 + r, r + 2] = 1
+        deltas[N_RANKS + r] = 5**r + 5 ** (r + 1) + 5 ** (r + 2)
+        need[N_RANKS + r, r] = 1
+        need[N_RANKS + r, r + 1] = 1
+        need[N_RANKS + r, r + 2] = 1
     return deltas, need
 
 
@@ -77,16 +78,16 @@ def build_distance_rows():
     """
     deltas, need = _suit_sets()
     max_sets = np.zeros((N_CODES, 2), np.int8)
-    digits = np.zeros(9, np.int64)
+    digits = np.zeros(N_RANKS, np.int64)
     for code in range(N_CODES):
         c = code
-        for r in range(9):
+        for r in range(N_RANKS):
             digits[r] = c % 5
             c //= 5
         best = 0
         for s in range(16):
             ok = True
-            for r in range(9):
+            for r in range(N_RANKS):
                 if digits[r] < need[s, r]:
                     ok = False
                     break
@@ -96,7 +97,7 @@ def build_distance_rows():
                     best = v
         max_sets[code, 0] = min(best, 4)
         bestp = -1
-        for r in range(9):
+        for r in range(N_RANKS):
             if digits[r] >= 2:
                 v = max_sets[code - 2 * 5**r, 0]
                 if v > bestp:
@@ -105,7 +106,7 @@ def build_distance_rows():
     dist = np.zeros((N_CODES, 10), np.uint8)
     for code in range(N_CODES - 1, -1, -1):
         c = code
-        for r in range(9):
+        for r in range(N_RANKS):
             digits[r] = c % 5
             c //= 5
         for m in range(5):
@@ -114,7 +115,7 @@ def build_distance_rows():
                     dist[code, m * 2 + p] = 0
                     continue
                 best = INF
-                for r in range(9):
+                for r in range(N_RANKS):
                     if digits[r] < 4:
                         v = dist[code + 5**r, m * 2 + p]
                         if v < best:

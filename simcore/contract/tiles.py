@@ -11,23 +11,26 @@ from __future__ import annotations
 import numpy as np
 
 SUITS = "mps"
-N_KINDS = 27
-N_TILES = 108
+N_SUITS = 3
+N_RANKS = 9         # ranks per suit: tile t is rank t % N_RANKS of suit t // N_RANKS
+N_KINDS = N_SUITS * N_RANKS   # 27
 COPIES = 4
+N_TILES = COPIES * N_KINDS    # 108, the wall
+SUIT_BITS = (1 << N_RANKS) - 1  # 0x1FF: a suit's kinds in a bit set over tiles (bit t), shifted by suit * N_RANKS
 DEALER_TILES = 14   # dealt to the dealer; every other seat gets HAND_TILES
 HAND_TILES = 13
-NO_VOID = 3         # "no void suit declared yet": a suit index that no tile has
+NO_VOID = N_SUITS   # "no void suit declared yet": a suit index that no tile has
 
 
 def suit_of(tile: int) -> int:
-    return tile // 9
+    return tile // N_RANKS
 
 
 def tile_text(tile: int) -> str:
     """``5`` -> ``"6m"``."""
     if not 0 <= tile < N_KINDS:
         raise ValueError(f"tile index {tile} is out of range 0..26")
-    return f"{tile % 9 + 1}{SUITS[tile // 9]}"
+    return f"{tile % N_RANKS + 1}{SUITS[tile // N_RANKS]}"
 
 
 def tile_index(text: str) -> int:
@@ -59,7 +62,7 @@ def parse_tiles(text: str) -> list[int]:
             if not digits:
                 raise ValueError(f"bad tile text {text!r}: suit {ch!r} at position {pos} has no ranks before it")
             s = SUITS.index(ch)
-            tiles.extend(s * 9 + d - 1 for d in digits)
+            tiles.extend(s * N_RANKS + d - 1 for d in digits)
             digits = []
         elif ch.isspace():
             continue
@@ -89,8 +92,8 @@ def fmt(counts) -> str:
     if counts.shape != (N_KINDS,):
         raise ValueError(f"a hand is a count array of shape (27,), got shape {counts.shape}")
     out = []
-    for s in range(3):
-        ranks = "".join(str(r + 1) * int(counts[s * 9 + r]) for r in range(9))
+    for s in range(N_SUITS):
+        ranks = "".join(str(r + 1) * int(counts[s * N_RANKS + r]) for r in range(N_RANKS))
         if ranks:
             out.append(ranks + SUITS[s])
     return "".join(out)

@@ -32,7 +32,7 @@ from numba import types
 
 from simcore.contract.nrt import as_float64
 from simcore.contract.rng import stream_value
-from simcore.contract.tiles import N_KINDS, NO_VOID
+from simcore.contract.tiles import N_KINDS, N_SUITS, NO_VOID
 
 STRATEGY_SIG = types.int64(types.int64, types.int64[::1], types.uint8[::1])
 STRATEGY_TYPE = types.FunctionType(STRATEGY_SIG)
@@ -48,67 +48,140 @@ A_WIN = 64
 C_PASS, C_WIN, C_PUNG, C_KONG = range(4)
 
 # -- view layout (int64 slots) ----------------------------------------------------------------
-V_ME = 0            # this seat
-V_DEALER = 1
-V_QUESTION = 2      # the question being asked
-V_TILE = 3          # Q_TURN: the tile just drawn (-1 after a pung or on the dealer's first turn);
-                    # Q_CLAIM/Q_ROB: the tile offered
-V_FROM = 4          # Q_CLAIM/Q_ROB: the seat that discarded it / added the kong
-V_CAN_WIN = 5
-V_CAN_PUNG = 6
-V_CAN_KONG = 7
-V_KONG_MASK = 8     # Q_TURN: bit t set if a kong of tile t may be declared
-V_LOCKED = 9        # 1 once this seat has won in blood flow (its tiles are fixed)
-V_MUST_VOID = 10    # 1 while this seat holds tiles of its void suit
-V_WALL_LEFT = 11    # wall tiles left
-V_EXCHANGE_DIR = 12 # +1, -1, +2 once the exchange happened; 0 before or without one
-V_AFTER_PUNG = 13   # Q_TURN right after this seat's pung (no draw: no win)
-V_N_DISCARDS = 14   # length of the discard sequence
-V_HAND_INDEX = 15   # global hand index
-V_RNG_KEY = 16      # this seat's random stream: key (uint64 bits) and counter
-V_RNG_COUNT = 17
-V_N_DRAWS = 18      # draws by this seat so far this hand
-V_FLOW = 19         # 1 under blood flow
-V_CODES = 20        # 3 base-5 codes of the seat's concealed suits (void suit not zeroed)
-V_N2 = 23           # seven-pairs slots worth two tiles over non-void kinds (all kinds before the void)
-V_N1 = 24           # seven-pairs slots worth one tile over non-void kinds
-V_REPLACEMENT = 25  # Q_TURN: 1 when the drawn tile is a kong's replacement (a win is kong_replacement)
-V_ARENA = 26        # address of this seat's search arena (``simcore.contract.arena``), 0 without one
-V_KONG_DISCARD = 27 # Q_CLAIM: 1 when the discard follows a kong declared in the discarder's turn
-V_HAND = 32         # 27 counts: own concealed tiles
-V_VOID = 59         # 4 seats' void suits (NO_VOID = 3 until declared)
-V_WINS = 63         # 4 seats' number of wins this hand
-V_OUT = 67          # 4 seats: 1 if the seat has left the hand (blood battle winner)
-V_SCORE = 71        # 4 seats' scores now (match start points + nets so far)
-V_N_MELDS = 75      # 4 seats' number of declared sets
-V_MELD_KIND = 79    # [seat*4 + i]: M_* kind of each declared set
-V_MELD_TILE = 95    # [seat*4 + i]: its tile; -1 for another seat's concealed kong
-V_PASSED = 111      # 3 tiles this seat passed in the exchange (-1 without one)
-V_RECEIVED = 114    # 3 tiles it received
-V_VISIBLE = 117     # 27 counts of tiles this seat can see: own hand and sets, every discard
-                    # pile, exposed sets, winners' revealed hands and set-aside winning tiles
-V_ZEROED = 144      # slots [0, V_ZEROED) start each hand at zero (before the engine fills them)
-V_SCRATCH = 144     # free for the strategy; its first ``scratch`` slots (as declared, else all) are
-N_SCRATCH = 256     # zero at the start of each hand, with the slots before them
-V_REVEALED = 400    # [seat*27 + t]: winners' revealed concealed tiles
-V_DISC_SEQ = 508    # the discard sequence: ``pack_discard(seat, tile)``, V_N_DISCARDS entries (at most 128)
-N_DISC_SEQ = 128
-V_RULES = 636       # the rule set: ``simcore.contract.rules.RuleSet.to_array``, read as view[V_RULES + R_*]
-N_RULE_SLOTS = 32
-V_PARAMS = 668      # [group*N_PARAMS + i]: parameter i of the seat's play (group 0), exchange (1) and
-N_PARAMS = 16       # void (2) strategy (``strategies.params``; read with param_int/param_float)
-# Public facts a searching seat needs to rebuild the table (``simcore.engine.sample``):
-V_DRAWS = 716       # 4 seats' draws this hand
-V_VOID_CAP = 720    # 4 seats: at most this many void-suit tiles held (-1: unknown). A seat that
-                    # discards outside its void suit, claims a pung or declares a kong (unless the
-                    # rules allow it while holding void tiles) proves it holds none; each draw
-                    # adds one, each void tile it discards takes one
-V_KONG_INCOME = 724 # [payee*4 + payer]: kong payments this hand (less what call transfer moved)
-V_TURN_KONG = 740   # [payer]: kong income of the kongs declared in the current turn
-V_TURN_KONG_SEAT = 744  # 1 + the seat those kongs belong to (0: none)
-V_KONG_FEEDER = 745 # 1 + the seat whose discard began this turn's exposed kong (0: none)
-V_PUBLIC = 716      # slots [V_PUBLIC, VIEW_LEN) are reset each hand by the engine
-VIEW_LEN = 746
+# The fields in slot order, (name, slots, what it holds): each starts where the one before it
+# ends, as ``simcore.engine.sample``'s WK_* layout. None marks slots no field uses (a field added
+# there moves no other). tests/contract/test_view.py pins every slot: user strategies read them.
+N_SCRATCH = 256     # V_SCRATCH's slots
+N_DISC_SEQ = 128    # V_DISC_SEQ's entries
+N_RULE_SLOTS = 32   # V_RULES' slots
+N_PARAMS = 16       # parameters per strategy group (V_PARAMS)
+
+VIEW_FIELDS = (
+    ("V_ME", 1, "this seat"),
+    ("V_DEALER", 1, ""),
+    ("V_QUESTION", 1, "the question being asked"),
+    ("V_TILE", 1, "Q_TURN: the tile just drawn (-1 after a pung or on the dealer's first turn); "
+                  "Q_CLAIM/Q_ROB: the tile offered"),
+    ("V_FROM", 1, "Q_CLAIM/Q_ROB: the seat that discarded it / added the kong"),
+    ("V_CAN_WIN", 1, ""),
+    ("V_CAN_PUNG", 1, ""),
+    ("V_CAN_KONG", 1, ""),
+    ("V_KONG_MASK", 1, "Q_TURN: bit t set if a kong of tile t may be declared"),
+    ("V_LOCKED", 1, "1 once this seat has won in blood flow (its tiles are fixed)"),
+    ("V_MUST_VOID", 1, "1 while this seat holds tiles of its void suit"),
+    ("V_WALL_LEFT", 1, "wall tiles left"),
+    ("V_EXCHANGE_DIR", 1, "+1, -1, +2 once the exchange happened; 0 before or without one"),
+    ("V_AFTER_PUNG", 1, "Q_TURN right after this seat's pung (no draw: no win)"),
+    ("V_N_DISCARDS", 1, "length of the discard sequence"),
+    ("V_HAND_INDEX", 1, "global hand index"),
+    ("V_RNG_KEY", 1, "this seat's random stream: key (uint64 bits) and counter"),
+    ("V_RNG_COUNT", 1, ""),
+    ("V_N_DRAWS", 1, "draws by this seat so far this hand"),
+    ("V_FLOW", 1, "1 under blood flow"),
+    ("V_CODES", N_SUITS, "base-5 codes of the seat's concealed suits (void suit not zeroed)"),
+    ("V_N2", 1, "seven-pairs slots worth two tiles over non-void kinds (all kinds before the void)"),
+    ("V_N1", 1, "seven-pairs slots worth one tile over non-void kinds"),
+    ("V_REPLACEMENT", 1, "Q_TURN: 1 when the drawn tile is a kong's replacement (a win is kong_replacement)"),
+    ("V_ARENA", 1, "address of this seat's search arena (``simcore.contract.arena``), 0 without one"),
+    ("V_KONG_DISCARD", 1, "Q_CLAIM: 1 when the discard follows a kong declared in the discarder's turn"),
+    (None, 4, "unused"),
+    ("V_HAND", N_KINDS, "counts: own concealed tiles"),
+    ("V_VOID", 4, "4 seats' void suits (NO_VOID = 3 until declared)"),
+    ("V_WINS", 4, "4 seats' number of wins this hand"),
+    ("V_OUT", 4, "4 seats: 1 if the seat has left the hand (blood battle winner)"),
+    ("V_SCORE", 4, "4 seats' scores now (match start points + nets so far)"),
+    ("V_N_MELDS", 4, "4 seats' number of declared sets"),
+    ("V_MELD_KIND", 16, "[seat*4 + i]: M_* kind of each declared set"),
+    ("V_MELD_TILE", 16, "[seat*4 + i]: its tile; -1 for another seat's concealed kong"),
+    ("V_PASSED", 3, "3 tiles this seat passed in the exchange (-1 without one)"),
+    ("V_RECEIVED", 3, "3 tiles it received"),
+    ("V_VISIBLE", N_KINDS, "counts of tiles this seat can see: own hand and sets, every discard pile, "
+                           "exposed sets, winners' revealed hands and set-aside winning tiles"),
+    ("V_SCRATCH", N_SCRATCH, "free for the strategy; its first ``scratch`` slots (as declared, else all) "
+                             "are zero at the start of each hand, with the slots before them"),
+    ("V_REVEALED", 4 * N_KINDS, "[seat*N_KINDS + t]: winners' revealed concealed tiles"),
+    ("V_DISC_SEQ", N_DISC_SEQ, "the discard sequence: ``pack_discard(seat, tile)``, V_N_DISCARDS entries "
+                               "(at most N_DISC_SEQ)"),
+    ("V_RULES", N_RULE_SLOTS, "the rule set: ``simcore.contract.rules.RuleSet.to_array``, read as "
+                              "view[V_RULES + R_*]"),
+    ("V_PARAMS", 3 * N_PARAMS, "[group*N_PARAMS + i]: parameter i of the seat's play (group 0), exchange (1) "
+                               "and void (2) strategy (``strategies.params``; read with param_int/param_float)"),
+    # public facts a searching seat needs to rebuild the table (``simcore.engine.sample``):
+    ("V_DRAWS", 4, "4 seats' draws this hand"),
+    ("V_VOID_CAP", 4, "4 seats: at most this many void-suit tiles held (-1: unknown). A seat that "
+                      "discards outside its void suit, claims a pung or declares a kong (unless the "
+                      "rules allow it while holding void tiles) proves it holds none; each draw "
+                      "adds one, each void tile it discards takes one"),
+    ("V_KONG_INCOME", 16, "[payee*4 + payer]: kong payments this hand (less what call transfer moved)"),
+    ("V_TURN_KONG", 4, "[payer]: kong income of the kongs declared in the current turn"),
+    ("V_TURN_KONG_SEAT", 1, "1 + the seat those kongs belong to (0: none)"),
+    ("V_KONG_FEEDER", 1, "1 + the seat whose discard began this turn's exposed kong (0: none)"),
+)
+
+
+def _layout(layout) -> tuple[dict[str, int], int]:
+    """Each named field's first slot, and the slots they take in all."""
+    start, at = {}, 0
+    for name, n, _ in layout:
+        if name is not None:
+            start[name] = at
+        at += n
+    return start, at
+
+
+_START, VIEW_LEN = _layout(VIEW_FIELDS)
+# Plain module ints: numba freezes them as constants, and strategies import them by name.
+V_ME = _START["V_ME"]
+V_DEALER = _START["V_DEALER"]
+V_QUESTION = _START["V_QUESTION"]
+V_TILE = _START["V_TILE"]
+V_FROM = _START["V_FROM"]
+V_CAN_WIN = _START["V_CAN_WIN"]
+V_CAN_PUNG = _START["V_CAN_PUNG"]
+V_CAN_KONG = _START["V_CAN_KONG"]
+V_KONG_MASK = _START["V_KONG_MASK"]
+V_LOCKED = _START["V_LOCKED"]
+V_MUST_VOID = _START["V_MUST_VOID"]
+V_WALL_LEFT = _START["V_WALL_LEFT"]
+V_EXCHANGE_DIR = _START["V_EXCHANGE_DIR"]
+V_AFTER_PUNG = _START["V_AFTER_PUNG"]
+V_N_DISCARDS = _START["V_N_DISCARDS"]
+V_HAND_INDEX = _START["V_HAND_INDEX"]
+V_RNG_KEY = _START["V_RNG_KEY"]
+V_RNG_COUNT = _START["V_RNG_COUNT"]
+V_N_DRAWS = _START["V_N_DRAWS"]
+V_FLOW = _START["V_FLOW"]
+V_CODES = _START["V_CODES"]
+V_N2 = _START["V_N2"]
+V_N1 = _START["V_N1"]
+V_REPLACEMENT = _START["V_REPLACEMENT"]
+V_ARENA = _START["V_ARENA"]
+V_KONG_DISCARD = _START["V_KONG_DISCARD"]
+V_HAND = _START["V_HAND"]
+V_VOID = _START["V_VOID"]
+V_WINS = _START["V_WINS"]
+V_OUT = _START["V_OUT"]
+V_SCORE = _START["V_SCORE"]
+V_N_MELDS = _START["V_N_MELDS"]
+V_MELD_KIND = _START["V_MELD_KIND"]
+V_MELD_TILE = _START["V_MELD_TILE"]
+V_PASSED = _START["V_PASSED"]
+V_RECEIVED = _START["V_RECEIVED"]
+V_VISIBLE = _START["V_VISIBLE"]
+V_SCRATCH = _START["V_SCRATCH"]
+V_REVEALED = _START["V_REVEALED"]
+V_DISC_SEQ = _START["V_DISC_SEQ"]
+V_RULES = _START["V_RULES"]
+V_PARAMS = _START["V_PARAMS"]
+V_DRAWS = _START["V_DRAWS"]
+V_VOID_CAP = _START["V_VOID_CAP"]
+V_KONG_INCOME = _START["V_KONG_INCOME"]
+V_TURN_KONG = _START["V_TURN_KONG"]
+V_TURN_KONG_SEAT = _START["V_TURN_KONG_SEAT"]
+V_KONG_FEEDER = _START["V_KONG_FEEDER"]
+assert all(globals().get(name) == at for name, at in _START.items()), "a view field without its V_* name above"
+V_ZEROED = V_SCRATCH  # slots [0, V_ZEROED) start each hand at zero (before the engine fills them)
+V_PUBLIC = V_DRAWS    # slots [V_PUBLIC, VIEW_LEN) are reset each hand by the engine
 
 # A batch's seat setup (``strategies.registry.Players.setup``), what the engine copies into the views:
 # [seat*3*N_PARAMS + group*N_PARAMS + i] parameters, then [SETUP_SCRATCH + seat] the scratch slots
@@ -116,21 +189,14 @@ VIEW_LEN = 746
 SETUP_SCRATCH = 4 * 3 * N_PARAMS
 SETUP_LEN = SETUP_SCRATCH + 4
 
-# Every field's length in slots (the others are one slot); tests check that no two fields overlap
-# and that VIEW_LEN holds them all.
-FIELD_LENGTHS = {
-    "V_CODES": 3, "V_HAND": N_KINDS, "V_VOID": 4, "V_WINS": 4, "V_OUT": 4, "V_SCORE": 4, "V_N_MELDS": 4,
-    "V_MELD_KIND": 16, "V_MELD_TILE": 16, "V_PASSED": 3, "V_RECEIVED": 3, "V_VISIBLE": N_KINDS,
-    "V_SCRATCH": N_SCRATCH, "V_REVEALED": 4 * N_KINDS, "V_DISC_SEQ": N_DISC_SEQ, "V_RULES": N_RULE_SLOTS,
-    "V_PARAMS": 3 * N_PARAMS, "V_DRAWS": 4, "V_VOID_CAP": 4, "V_KONG_INCOME": 16, "V_TURN_KONG": 4,
-}
+# The length of every field longer than one slot (from VIEW_FIELDS).
+FIELD_LENGTHS = {name: n for name, n, _ in VIEW_FIELDS if name is not None and n != 1}
 
 
 def fields() -> dict[str, tuple[int, int]]:
-    """Every view field: name -> (first slot, length)."""
-    return {k: (v, FIELD_LENGTHS.get(k, 1)) for k, v in globals().items()
-            if k.startswith("V_") and k not in ("V_ZEROED", "V_PUBLIC") and isinstance(v, int)}
-
+    """Every view field in slot order: name -> (first slot, length); not the unused slots, nor
+    the aliases V_ZEROED and V_PUBLIC."""
+    return {name: (_START[name], n) for name, n, _ in VIEW_FIELDS if name is not None}
 
 
 def slot_name(i: int) -> str:

@@ -34,7 +34,7 @@ from simcore.contract.nrt import address_of, call_strategy, data_ptr, strategy_a
 from simcore.contract.records import CHOSE_KONG, CHOSE_PASS, CHOSE_PUNG, END_THREE_WON, END_WALL_EXHAUSTED, ERR_ILLEGAL, ERR_INVARIANT, ERR_NONE, ERR_VIEW_WRITE, EV_CHECK, EV_DISCARD, EV_DRAW, EV_END, EV_EXCHANGE, EV_KONG, EV_PASS_WIN, EV_PAYMENT, EV_PUNG, EV_VOID, EV_WIN, H_DEALER, H_END_REASON, H_ERR_ANSWER, H_ERR_QUESTION, H_ERR_SEAT, H_ERROR, H_EXCHANGE_DIR, H_N_EVENTS, H_N_PAYMENTS, H_N_WINS, H_NEXT_DEALER, H_TILES_LEFT, H_TURNS, H_WINNERS, INV_PAYMENTS, INV_READY_HINT, INV_VISIBLE, INV_TILES, INV_VOID_DISCARD, INV_VOID_WIN, INV_ZERO_SUM, KONG_ADDED, KONG_CONCEALED, KONG_EXPOSED, LOG_WIDTH, LW_EVENT, LW_FIELDS, LW_HAND, LW_MELD_KINDS, LW_MELD_TILES, LW_PASSED, LW_PATS, LW_WIN_BASE, LW_WIN_FAN, LW_WIN_N_MELDS, LW_WIN_TILES_LEFT, N_PAY_FIELDS, N_QUESTIONS, N_REASONS, N_SITUATIONS, N_WIN_FIELDS, P_AMOUNT, P_PAYEE, P_PAYER, P_REASON, REASON_KONG, REASON_LIABILITY, REASON_NOT_READY, REASON_PIG, REASON_REFUND, REASON_TRANSFER, REASON_WIN, S_ASKED, S_BASE, S_FAN, S_KONGS, S_NET, S_NET_REASON, S_PIG, S_READY, S_SCORE_BEFORE, S_SITUATION, S_VOID, S_WIN_KIND, S_WIN_ORDER, S_WINS, SIT_CLAIM_PUNG, SIT_CLAIM_PUNG_KONG, SIT_CLAIM_WIN, SIT_CLAIM_WIN_PUNG, SIT_CLAIM_WIN_PUNG_KONG, SIT_EXCHANGE, SIT_LOCKED_TURN, SIT_ROB, SIT_TURN_DISCARD, SIT_TURN_KONG, SIT_TURN_WIN, SIT_VOID, W_BASE, W_FAN, W_FROM, W_KIND, W_ORDER, W_PAID, W_PATTERNS, W_SEAT, W_TILE, W_TURN, WIN_DISCARD, WIN_KONG_REPLACEMENT, WIN_ROBBING_KONG, WIN_SELF_DRAW
 from simcore.contract.rng import STREAM_DIRECTION, STREAM_SEAT, STREAM_WALL, below, stream_key, stream_value
 from simcore.contract.rules import BLOOM_FEEDER_PAYS, KONG_LIABILITY_PAYS_FOR_ALL, KONG_LIABILITY_TRANSFER, N_RULE_FIELDS, PIG_PAYS_NON_PIGS, PIG_PAYS_REMAINING, R_ADDED_KONG_DRAWN_ONLY, R_CLAIM_WHILE_VOID, R_EXCHANGE, R_EXPOSED_KONG_BLOOM, R_FLOW, R_PASSED_WIN_HIGHER, R_HANDS_PER_MATCH, R_KONG_DISCARD_LIABILITY, R_KONG_PAY_ADDED, R_KONG_PAY_CONCEALED, R_KONG_PAY_EXPOSED, R_KONG_REFUND, R_KONG_WHILE_VOID, R_PASSED_WIN_LOCK, R_PIG_PAYS, R_PIG_PAYS_READY_CHECK, R_PIG_PENALTY, R_READY_CHECK, R_SELF_DRAW_BONUS, R_START_POINTS
-from simcore.contract.tiles import COPIES, DEALER_TILES, HAND_TILES, N_KINDS, N_TILES, NO_VOID
+from simcore.contract.tiles import COPIES, DEALER_TILES, HAND_TILES, N_KINDS, N_RANKS, N_SUITS, N_TILES, NO_VOID, SUIT_BITS
 from simcore.contract.view import A_KONG, A_WIN, C_KONG, C_PASS, C_PUNG, C_WIN, M_KONG_ADDED, M_KONG_CONCEALED, M_KONG_EXPOSED, M_PUNG, Q_CLAIM, Q_EXCHANGE, Q_ROB, Q_TURN, Q_VOID, VIEW_LEN
 
 I64 = np.int64
@@ -76,8 +76,8 @@ O_STATE = O_SWAPS + N_TILES
 # -- per-hand state (zeroed at the start of every hand) ---------------------------------------
 O_WALL = O_STATE          # N_TILES tiles in shuffled order
 O_HAND = O_WALL + N_TILES  # [seat*N_KINDS + t] concealed counts
-O_CODES = O_HAND + 4 * N_KINDS  # [seat*3 + suit] base-5 suit codes of the concealed tiles
-O_MELD_KIND = O_CODES + 12     # [seat*4 + i]
+O_CODES = O_HAND + 4 * N_KINDS  # [seat*N_SUITS + suit] base-5 suit codes of the concealed tiles
+O_MELD_KIND = O_CODES + 4 * N_SUITS  # [seat*4 + i]
 O_MELD_TILE = O_MELD_KIND + 16  # [seat*4 + i]
 O_N_MELDS = O_MELD_TILE + 16   # [seat]
 O_MELD_CNT = O_N_MELDS + 4     # [seat*N_KINDS + t] tiles in declared sets
@@ -260,9 +260,9 @@ def _add(S, seat, t, n):
     old = S[h]
     new = old + n
     S[h] = new
-    s = t // 9
-    d = n * POW5[t - 9 * s]
-    S[O_CODES + seat * 3 + s] += d
+    s = t // N_RANKS
+    d = n * POW5[t - N_RANKS * s]
+    S[O_CODES + seat * N_SUITS + s] += d
     # void-suit tiles count apart from the pair slots; arithmetic, not a branch: whether a
     # tile is of the void suit is as good as random
     in_void = I64(s == S[O_VOID + seat])
@@ -322,9 +322,9 @@ def _must_void(S, seat):
 @nb.njit(cache=True, inline="always")
 def _codes_without_void(S, seat):
     void = S[O_VOID + seat]
-    c0 = S[O_CODES + seat * 3] if void != 0 else 0
-    c1 = S[O_CODES + seat * 3 + 1] if void != 1 else 0
-    c2 = S[O_CODES + seat * 3 + 2] if void != 2 else 0
+    c0 = S[O_CODES + seat * N_SUITS] if void != 0 else 0
+    c1 = S[O_CODES + seat * N_SUITS + 1] if void != 1 else 0
+    c2 = S[O_CODES + seat * N_SUITS + 2] if void != 2 else 0
     return c0, c1, c2
 
 
@@ -333,7 +333,7 @@ def _seat_wins(S, seat, extra):
     """Does the seat's concealed hand (plus tile ``extra`` if >= 0) win? Uses the incremental
     suit codes and pair slots; the engine keeps 14 - 3k tiles in such a hand."""
     void = S[O_VOID + seat]
-    if (extra >= 0 and extra // 9 == void) or S[O_VOIDCNT + seat] > 0:
+    if (extra >= 0 and extra // N_RANKS == void) or S[O_VOIDCNT + seat] > 0:
         return False
     c0, c1, c2 = _codes_without_void(S, seat)
     n2 = S[O_N2 + seat]
@@ -837,12 +837,12 @@ def _recount(S, seat):
     n1 = 0
     nv = 0
     quads = I64(0)
-    for s in range(3):
+    for s in range(N_SUITS):
         code = 0
         tiles = 0
         s2 = 0
         s1 = 0
-        for t in range(9 * s + 8, 9 * s - 1, -1):
+        for t in range(N_RANKS * s + N_RANKS - 1, N_RANKS * s - 1, -1):
             c = S[h + t]
             code = code * 5 + c
             tiles += c
@@ -854,7 +854,7 @@ def _recount(S, seat):
         else:
             n2 += s2
             n1 += s1
-        S[O_CODES + seat * 3 + s] = code
+        S[O_CODES + seat * N_SUITS + s] = code
         S[v + vw.V_CODES + s] = code
     for t in range(N_KINDS):
         c = S[h + t]
@@ -879,7 +879,7 @@ def _exchange(S, fixed_dir):
         a, b, c = vw.unpack3(ans)
         o = O_HAND + seat * N_KINDS
         ok = (0 <= ans < vw.PACK3_END and a < N_KINDS and b < N_KINDS and c < N_KINDS
-              and a // 9 == b // 9 and b // 9 == c // 9)
+              and a // N_RANKS == b // N_RANKS and b // N_RANKS == c // N_RANKS)
         if ok:
             need_a = 1 + (b == a) + (c == a)
             need_b = 1 + (a == b) + (c == b)
@@ -932,7 +932,7 @@ def _choose_voids(S):
         n = 0
         n2 = S[O_N2 + seat]
         n1 = S[O_N1 + seat]
-        for t in range(void * 9, void * 9 + 9):
+        for t in range(void * N_RANKS, void * N_RANKS + N_RANKS):
             c = S[O_HAND + seat * N_KINDS + t]
             n += c
             n2 -= slots2(c)
@@ -1049,7 +1049,7 @@ def _kong_mask(S, seat, drawn):
         if drawn >= 0 and (quads >> drawn) & 1 and _locked_kong_keeps_waits(S, seat, drawn):
             return I64(1) << drawn
         return I64(0)
-    mask = quads & ~(I64(0x1FF) << (9 * void))  # never of the void suit
+    mask = quads & ~(I64(SUIT_BITS) << (N_RANKS * void))  # never of the void suit
     for i in range(S[O_N_MELDS + seat]):
         t = S[O_MELD_TILE + seat * 4 + i]
         if S[O_MELD_KIND + seat * 4 + i] == M_PUNG and S[O_HAND + seat * N_KINDS + t] >= 1 and (
@@ -1236,7 +1236,7 @@ def _claim_options(S, seat, t, last, ctx):
     """(can win, can pung, can kong) for ``seat`` on another seat's discard t."""
     held = S[O_HAND + seat * N_KINDS + t]
     # & rather than "and": one branch on the outcome instead of one per (random) condition
-    can_pung = ((held >= 2) & (not last) & (S[O_LOCKED + seat] == 0) & (t // 9 != S[O_VOID + seat])
+    can_pung = ((held >= 2) & (not last) & (S[O_LOCKED + seat] == 0) & (t // N_RANKS != S[O_VOID + seat])
                 & ((_r(S, R_CLAIM_WHILE_VOID) != 0) | (not _must_void(S, seat))))
     can_win = _can_win_on(S, seat, t, ctx)
     return can_win, can_pung, can_pung and held >= 3
@@ -1429,7 +1429,7 @@ def _legal_discard(S, seat, t, drawn):
         return False
     if S[O_LOCKED + seat] and t != drawn:
         return False
-    if _must_void(S, seat) and t // 9 != S[O_VOID + seat]:
+    if _must_void(S, seat) and t // N_RANKS != S[O_VOID + seat]:
         return False
     return True
 
@@ -1437,12 +1437,12 @@ def _legal_discard(S, seat, t, drawn):
 @nb.njit(cache=True, _nrt=False)
 def _discard(S, seat, t):
     """Move t from the seat's hand to its pile; every seat sees it."""
-    if S[O_CHECK] and _must_void(S, seat) and t // 9 != S[O_VOID + seat]:
+    if S[O_CHECK] and _must_void(S, seat) and t // N_RANKS != S[O_VOID + seat]:
         _error(S, ERR_INVARIANT, seat, Q_TURN, INV_VOID_DISCARD)
     _add(S, seat, t, MINUS_ONE)
     S[O_PILE + t] += 1
     cap = S[_v(seat) + vw.V_VOID_CAP + seat]  # the same in every view
-    if t // 9 != S[O_VOID + seat]:  # it held no void tile, or it would have had to discard one
+    if t // N_RANKS != S[O_VOID + seat]:  # it held no void tile, or it would have had to discard one
         cap = 0
     elif cap > 0:
         cap -= 1

@@ -57,7 +57,7 @@ from simcore.contract.evaluate import shanten
 from simcore.contract.nrt import address_of, data_ptr, int64_ptr, view_of
 from simcore.contract.rng import STREAM_SEAT, STREAM_WALL, stream_key, stream_value
 from simcore.contract.rules import N_RULE_FIELDS, R_FLOW
-from simcore.contract.tiles import N_KINDS, NO_VOID
+from simcore.contract.tiles import N_KINDS, N_RANKS, N_SUITS, N_TILES, NO_VOID
 
 I64 = np.int64
 WALL = I64(4)      # the holder index of the wall
@@ -68,26 +68,29 @@ KONG_TRIES = 16    # kinds drawn again for unknown concealed kongs when the caps
 SAMPLE_OK, SAMPLE_NO_KONG_KIND, SAMPLE_KNOWN_EXCESS, SAMPLE_COUNT_MISMATCH, SAMPLE_CAPS = (I64(i) for i in range(5))
 
 # the sampler's work space (``simcore.contract.arena``: AR_WORK slots after the states)
-WK_UNSEEN = 0                  # 27: unseen tiles not yet placed
-WK_HIDDEN = WK_UNSEEN + 32     # [holder*27 + t]: each seat's hidden tiles (hand and concealed kongs)
-WK_POOL = WK_HIDDEN + 4 * 32   # up to 108 tiles to place
-WK_OWNER = WK_POOL + 112       # [i]: the holder of pool position i (0..3 a seat, WALL)
-WK_NEED = WK_OWNER + 112       # [seat]: concealed tiles to sample
+KIND_ROW = 32    # N_KINDS rounded up: WK_UNSEEN's length and WK_HIDDEN's stride per holder
+POOL_ROW = 112   # N_TILES rounded up: the length of the per-tile areas (WK_POOL, WK_OWNER, ...)
+assert KIND_ROW >= N_KINDS and POOL_ROW >= N_TILES
+WK_UNSEEN = 0                  # N_KINDS: unseen tiles not yet placed
+WK_HIDDEN = WK_UNSEEN + KIND_ROW  # [holder*KIND_ROW + t]: each seat's hidden tiles (hand and concealed kongs)
+WK_POOL = WK_HIDDEN + 4 * KIND_ROW  # up to N_TILES tiles to place
+WK_OWNER = WK_POOL + POOL_ROW  # [i]: the holder of pool position i (0..3 a seat, WALL)
+WK_NEED = WK_OWNER + POOL_ROW  # [seat]: concealed tiles to sample
 WK_CAP = WK_NEED + 4           # [seat]: void cap of the sampled tiles (-1: none)
 WK_VOIDS = WK_CAP + 4          # [seat]: void-suit tiles among the sampled ones
-WK_KNOWN = WK_VOIDS + 4        # [seat*27 + t]: tiles known to be in the seat's hand
-WK_KONGS = WK_KNOWN + 4 * 27   # [seat*4 + i]: the kind picked for an unknown concealed kong
+WK_KNOWN = WK_VOIDS + 4        # [seat*N_KINDS + t]: tiles known to be in the seat's hand
+WK_KONGS = WK_KNOWN + 4 * N_KINDS  # [seat*4 + i]: the kind picked for an unknown concealed kong
 WK_X = WK_KONGS + 16           # [suit*5 + holder]: tile counts while repairing (``_repair``)
 WK_FREE = WK_X + 16            # [suit]: tiles not yet dealt by the repair
 WK_SHORT = WK_FREE + 4         # [holder]: tiles a holder still lacks
 WK_PAR = WK_SHORT + 8          # the repair's search: 8 parents, then a queue of 8
 WK_KEEP = WK_PAR + 16          # [i]: pool position i keeps its shuffled tile
-WK_SPARE = WK_KEEP + 112       # tiles the repair deals again
-WK_FAIL = WK_SPARE + 112       # why the last sample failed (SAMPLE_*)
+WK_SPARE = WK_KEEP + POOL_ROW  # tiles the repair deals again
+WK_FAIL = WK_SPARE + POOL_ROW  # why the last sample failed (SAMPLE_*)
 WK_N_POOL = WK_FAIL + 1        # tiles dealt
 WK_SHAPE = WK_N_POOL + 1       # the chain's weight on the opponents' shanten, in thousandths (0: uniform)
-WK_HC = WK_SHAPE + 1           # [seat*27 + t]: the seat's concealed tiles during the chain (known and dealt)
-WK_SH = WK_HC + 4 * 27         # [seat]: their shanten
+WK_HC = WK_SHAPE + 1           # [seat*N_KINDS + t]: the seat's concealed tiles during the chain (known and dealt)
+WK_SH = WK_HC + 4 * N_KINDS    # [seat]: their shanten
 WK_END = WK_SH + 4
 assert WK_END <= AR_WORK
 
@@ -99,7 +102,7 @@ def _below(key, counter, n):
 
 @nb.njit(cache=True, _nrt=False)
 def _void_of(view, seat, t):
-    return t // 9 == view[vw.V_VOID + seat]
+    return t // N_RANKS == view[vw.V_VOID + seat]
 
 
 @nb.njit(cache=True, _nrt=False)
@@ -169,13 +172,13 @@ def _repair(view, W, n_pool):
     for i in range(20):
         W[X + i] = 0
     for i in range(n_pool):
-        W[X + (W[P + i] // 9) * 5 + W[O + i]] += 1
-    for s in range(3):
+        W[X + (W[P + i] // N_RANKS) * 5 + W[O + i]] += 1
+    for s in range(N_SUITS):
         W[WK_FREE + s] = 0
     for h in range(4):
         cap = W[WK_CAP + h]
         v = view[vw.V_VOID + h]
-        if cap >= 0 and 0 <= v < 3 and W[X + v * 5 + h] > cap:
+        if cap >= 0 and 0 <= v < N_SUITS and W[X + v * 5 + h] > cap:
             W[WK_FREE + v] += W[X + v * 5 + h] - cap
             W[X + v * 5 + h] = cap
     for h in range(5):
@@ -183,16 +186,16 @@ def _repair(view, W, n_pool):
     for i in range(n_pool):
         W[WK_SHORT + W[O + i]] += 1
     for h in range(5):
-        for s in range(3):
+        for s in range(N_SUITS):
             W[WK_SHORT + h] -= W[X + s * 5 + h]
-    PAR = WK_PAR          # [node]: suits 0..2, holders 3..7; -2 unseen, -1 a root
+    PAR = WK_PAR          # [node]: suit s is node s, holder h node N_SUITS + h; -2 unseen, -1 a root
     Q = WK_PAR + 8
     while W[WK_FREE + 0] + W[WK_FREE + 1] + W[WK_FREE + 2] > 0:
         for n in range(8):
             W[PAR + n] = -2
         head = 0
         tail = 0
-        for s in range(3):
+        for s in range(N_SUITS):
             if W[WK_FREE + s] > 0:
                 W[PAR + s] = -1
                 W[Q + tail] = s
@@ -201,18 +204,18 @@ def _repair(view, W, n_pool):
         while head < tail and end < 0:
             n = W[Q + head]
             head += 1
-            if n < 3:
+            if n < N_SUITS:
                 for h in range(5):
-                    if W[PAR + 3 + h] == -2 and _suit_fits(view, W, n, I64(h)):
-                        W[PAR + 3 + h] = n
+                    if W[PAR + N_SUITS + h] == -2 and _suit_fits(view, W, n, I64(h)):
+                        W[PAR + N_SUITS + h] = n
                         if W[WK_SHORT + h] > 0:
                             end = h
                             break
-                        W[Q + tail] = 3 + h
+                        W[Q + tail] = N_SUITS + h
                         tail += 1
             else:
-                h = n - 3
-                for s in range(3):
+                h = n - N_SUITS
+                for s in range(N_SUITS):
                     if W[PAR + s] == -2 and W[X + s * 5 + h] > 0:
                         W[PAR + s] = n
                         W[Q + tail] = s
@@ -222,17 +225,17 @@ def _repair(view, W, n_pool):
         W[WK_SHORT + end] -= 1
         h = end
         while True:     # walk back: each holder on the path takes one of s and gives one of the next
-            s = W[PAR + 3 + h]
+            s = W[PAR + N_SUITS + h]
             W[X + s * 5 + h] += 1
             if W[PAR + s] == -1:
                 W[WK_FREE + s] -= 1
                 break
-            h = W[PAR + s] - 3
+            h = W[PAR + s] - N_SUITS
             W[X + s * 5 + h] -= 1
     # realise the counts: keep every tile its holder may keep, deal the rest where counts ask
     n_spare = 0
     for i in range(n_pool):
-        cell = X + (W[P + i] // 9) * 5 + W[O + i]
+        cell = X + (W[P + i] // N_RANKS) * 5 + W[O + i]
         if W[cell] > 0:
             W[cell] -= 1
             W[WK_KEEP + i] = 1
@@ -246,8 +249,8 @@ def _repair(view, W, n_pool):
         h = W[O + i]
         for j in range(n_spare):
             t = W[WK_SPARE + j]
-            if t >= 0 and W[X + (t // 9) * 5 + h] > 0:
-                W[X + (t // 9) * 5 + h] -= 1
+            if t >= 0 and W[X + (t // N_RANKS) * 5 + h] > 0:
+                W[X + (t // N_RANKS) * 5 + h] -= 1
                 W[P + i] = t
                 W[WK_SPARE + j] = -1
                 break
@@ -266,18 +269,18 @@ def _count_voids(view, W, n_pool):
 
 @nb.njit(cache=True, _nrt=False)
 def _hand_shanten(view, tab, W, h):
-    return shanten(tab, view_of(data_ptr(W), WK_HC + h * 27, I64(27)), view[vw.V_VOID + h], view[vw.V_N_MELDS + h])
+    return shanten(tab, view_of(data_ptr(W), WK_HC + h * N_KINDS, I64(N_KINDS)), view[vw.V_VOID + h], view[vw.V_N_MELDS + h])
 
 
 @nb.njit(cache=True, _nrt=False)
 def _start_shapes(view, tab, W, n_pool):
     for h in range(4):
-        for t in range(27):
-            W[WK_HC + h * 27 + t] = W[WK_KNOWN + h * 27 + t]
+        for t in range(N_KINDS):
+            W[WK_HC + h * N_KINDS + t] = W[WK_KNOWN + h * N_KINDS + t]
     for i in range(n_pool):
         h = W[WK_OWNER + i]
         if h != WALL:
-            W[WK_HC + h * 27 + W[WK_POOL + i]] += 1
+            W[WK_HC + h * N_KINDS + W[WK_POOL + i]] += 1
     for h in range(4):
         W[WK_SH + h] = _hand_shanten(view, tab, W, I64(h)) if W[WK_NEED + h] > 0 else 0
 
@@ -291,8 +294,8 @@ def _shape_move(view, tab, W, hi, hj, a, b, beta, key, c):
     new = I64(0)
     for h, give, take in ((hi, a, b), (hj, b, a)):
         if h != WALL:
-            W[WK_HC + h * 27 + give] -= 1
-            W[WK_HC + h * 27 + take] += 1
+            W[WK_HC + h * N_KINDS + give] -= 1
+            W[WK_HC + h * N_KINDS + take] += 1
             old += W[WK_SH + h]
             new += _hand_shanten(view, tab, W, h)
     rise = new - old
@@ -301,8 +304,8 @@ def _shape_move(view, tab, W, hi, hj, a, b, beta, key, c):
         if u >= np.exp(-beta * rise):
             for h, give, take in ((hi, a, b), (hj, b, a)):
                 if h != WALL:
-                    W[WK_HC + h * 27 + give] += 1
-                    W[WK_HC + h * 27 + take] -= 1
+                    W[WK_HC + h * N_KINDS + give] += 1
+                    W[WK_HC + h * N_KINDS + take] -= 1
             return False
     for h in (hi, hj):
         if h != WALL:
@@ -382,7 +385,7 @@ def _kong_fits(view, W, o, t):
     shown = view[vw.V_REVEALED + o * N_KINDS + t] if view[vw.V_WINS + o] > 0 else 0
     if shown == 1 or shown == 2:
         return False
-    return W[WK_UNSEEN + t] + W[WK_KNOWN + o * 27 + t] + shown == 4
+    return W[WK_UNSEEN + t] + W[WK_KNOWN + o * N_KINDS + t] + shown == 4
 
 
 @nb.njit(cache=True, _nrt=False)
@@ -395,27 +398,27 @@ def _deal_unseen(view, tab, W, key):
     # -- 1. what is unseen, and what each seat is known to hold ----------------------------
     for t in range(N_KINDS):
         W[WK_UNSEEN + t] = 4 - view[vw.V_VISIBLE + t]
-    for i in range(4 * 27):
+    for i in range(4 * N_KINDS):
         W[WK_KNOWN + i] = 0
-        W[WK_HIDDEN + (i // 27) * 32 + i % 27] = 0
+        W[WK_HIDDEN + (i // N_KINDS) * KIND_ROW + i % N_KINDS] = 0
     r = _passed_to(view, me)
     if r >= 0 and view[vw.V_WINS + r] == 0:
         for i in range(3):
             t = view[vw.V_PASSED + i]
-            if W[WK_KNOWN + r * 27 + t] == 0:
+            if W[WK_KNOWN + r * N_KINDS + t] == 0:
                 n = 0
                 for j in range(3):
                     n += 1 if view[vw.V_PASSED + j] == t else 0
                 left = n - vw.discarded_by(view, r, t) - _own_use(view, r, t)
-                W[WK_KNOWN + r * 27 + t] = max(left, 0)
+                W[WK_KNOWN + r * N_KINDS + t] = max(left, 0)
     if q == vw.Q_ROB:
-        W[WK_KNOWN + frm * 27 + view[vw.V_TILE]] = max(W[WK_KNOWN + frm * 27 + view[vw.V_TILE]], 1)
+        W[WK_KNOWN + frm * N_KINDS + view[vw.V_TILE]] = max(W[WK_KNOWN + frm * N_KINDS + view[vw.V_TILE]], 1)
     for o in range(4):
         if o == me:
             continue
         for t in range(N_KINDS):
-            n = min(W[WK_KNOWN + o * 27 + t], W[WK_UNSEEN + t])
-            W[WK_KNOWN + o * 27 + t] = n
+            n = min(W[WK_KNOWN + o * N_KINDS + t], W[WK_UNSEEN + t])
+            W[WK_KNOWN + o * N_KINDS + t] = n
             W[WK_UNSEEN + t] -= n
     # -- 2. concealed kongs of unknown tiles -------------------------------------------------
     for o in range(4):
@@ -435,7 +438,7 @@ def _deal_unseen(view, tab, W, key):
                 if _kong_fits(view, W, I64(o), I64(t)):
                     if pick == 0:
                         W[WK_UNSEEN + t] = 0
-                        W[WK_KNOWN + o * 27 + t] = 0
+                        W[WK_KNOWN + o * N_KINDS + t] = 0
                         W[WK_KONGS + o * 4 + i] = t
                         break
                     pick -= 1
@@ -454,9 +457,9 @@ def _deal_unseen(view, tab, W, key):
         known = 0
         known_void = 0
         for t in range(N_KINDS):
-            known += W[WK_KNOWN + o * 27 + t]
+            known += W[WK_KNOWN + o * N_KINDS + t]
             if _void_of(view, o, t):
-                known_void += W[WK_KNOWN + o * 27 + t]
+                known_void += W[WK_KNOWN + o * N_KINDS + t]
         need = _concealed_count(view, I64(o)) - known
         if need < 0:
             return SAMPLE_KNOWN_EXCESS
@@ -536,7 +539,7 @@ def _fill_state(view, tab, A, S, W, seed, k, n_pool, wall_left, check):
             S[E.O_WALL + w] = t
             w += 1
         else:
-            W[WK_HIDDEN + h * 32 + t] += 1
+            W[WK_HIDDEN + h * KIND_ROW + t] += 1
     # -- hands, sets and the public record ---------------------------------------------------
     flow = view[vw.V_FLOW]
     for o in range(4):
@@ -547,7 +550,7 @@ def _fill_state(view, tab, A, S, W, seed, k, n_pool, wall_left, check):
             elif revealed:
                 c = view[vw.V_REVEALED + o * N_KINDS + t]
             else:
-                c = W[WK_HIDDEN + o * 32 + t] + W[WK_KNOWN + o * 27 + t]
+                c = W[WK_HIDDEN + o * KIND_ROW + t] + W[WK_KNOWN + o * N_KINDS + t]
             S[E.O_HAND + o * N_KINDS + t] = c
         nm = view[vw.V_N_MELDS + o]
         S[E.O_N_MELDS + o] = nm

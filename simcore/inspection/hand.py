@@ -22,7 +22,7 @@ import numpy as np
 from simcore.contract import evaluate as ev
 from simcore.contract.rules import RuleSet, resolve
 from simcore.contract.tables import load_tables
-from simcore.contract.tiles import N_KINDS, fmt, parse, parse_tiles, suit_index, tile_text
+from simcore.contract.tiles import N_KINDS, N_RANKS, fmt, parse, parse_tiles, suit_index, tile_text
 
 __all__ = ["parse", "fmt", "shanten", "is_win", "waits", "score", "ready_value", "Score"]
 
@@ -89,7 +89,7 @@ def _prepare(counts, void, melds) -> _Hand:
             tiles = parse_tiles(m)
             if len(tiles) not in (3, 4) or len(set(tiles)) != 1:
                 raise ValueError(f"declared set {m!r} is not a pung (3 equal tiles) or a kong (4 equal tiles)")
-            if tiles[0] // 9 == v:
+            if tiles[0] // N_RANKS == v:
                 raise ValueError(f"declared set {m!r} is in the void suit")
             meld_cnt[tiles[0]] += len(tiles)
             n_kongs += len(tiles) == 4

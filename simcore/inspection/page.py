@@ -22,7 +22,7 @@ from pathlib import Path
 
 from simcore.inspection.replayer import Seat, Table, event_seen, iter_tables, settlement, split_hands
 from simcore.inspection.tile_art import symbols
-from simcore.contract.tiles import SUITS
+from simcore.contract.tiles import N_RANKS, N_SUITS, SUITS
 
 MAX_HANDS = 500           # hands on one page at most (a hand is about 40 KB of data: 500 make a 20 MB page)
 MAX_HAND_BYTES = 300_000  # the budget of one hand's data on a page
@@ -107,8 +107,8 @@ def event_text(e: dict | None) -> str | None:
 def _text(counts) -> str:
     """Count array -> tile text grouped by suit (``445m79p``)."""
     out = []
-    for s in range(3):
-        ranks = "".join(str(r + 1) * counts[s * 9 + r] for r in range(9))
+    for s in range(N_SUITS):
+        ranks = "".join(str(r + 1) * counts[s * N_RANKS + r] for r in range(N_RANKS))
         if ranks:
             out.append(ranks + SUITS[s])
     return "".join(out)

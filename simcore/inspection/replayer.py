@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
-from simcore.contract.tiles import N_KINDS, N_TILES, SUITS, tile_index, tile_text
+from simcore.contract.tiles import N_KINDS, N_RANKS, N_SUITS, N_TILES, SUITS, tile_index, tile_text
 
 DEAL_TILES = 53          # the dealer's 14 and three times 13 (the deal event of docs/TRACE.md)
 HIDDEN = "?"             # a tile a seat view does not show
@@ -62,12 +62,12 @@ def is_win(counts, void: str | None, n_melds: int) -> bool:
     """A complete hand: four sets and a pair (declared sets counted) or seven pairs, no void tile."""
     if sum(counts) != 14 - 3 * n_melds:
         return False
-    if void is not None and any(counts[SUITS.index(void) * 9:SUITS.index(void) * 9 + 9]):
+    if void is not None and any(counts[SUITS.index(void) * N_RANKS:SUITS.index(void) * N_RANKS + N_RANKS]):
         return False
     if n_melds == 0 and all(c % 2 == 0 for c in counts):
         return True
-    parts = [_suit_sets(tuple(counts[s * 9:s * 9 + 9])) for s in range(3)]
-    pairs = [s for s in range(3) if not parts[s][0]]
+    parts = [_suit_sets(tuple(counts[s * N_RANKS:s * N_RANKS + N_RANKS])) for s in range(N_SUITS)]
+    pairs = [s for s in range(N_SUITS) if not parts[s][0]]
     if len(pairs) > 1:
         return False
     if pairs:
@@ -171,7 +171,7 @@ class Table:
     hand: int
     dealer: int
     seats: list
-    wall: list                    # the 108 tiles in the deal's order
+    wall: list                    # the N_TILES (108) tiles in the deal's order
     front: int = 0                # the next draw
     back: int = N_TILES - 1       # the next replacement
     direction: int = 0            # exchange direction (0: none yet, or no exchange)

@@ -18,7 +18,7 @@ import numpy as np
 from simcore.engine import kernel as E
 from simcore.contract import view as vw
 from simcore.inspection.run_hands import RunHand, hands_of_run, independent_hands
-from simcore.contract.tiles import SUITS, tile_text
+from simcore.contract.tiles import N_KINDS, SUITS, tile_text
 
 QUESTION_NAMES = {int(vw.Q_EXCHANGE): "exchange", int(vw.Q_VOID): "void", int(vw.Q_TURN): "turn",
                   int(vw.Q_CLAIM): "claim", int(vw.Q_ROB): "rob"}
@@ -36,7 +36,7 @@ def answer_text(q: int, a: int) -> str:
     if q == vw.Q_TURN:
         if a == vw.A_WIN:
             return "win"
-        if vw.A_KONG <= a < vw.A_KONG + 27:
+        if vw.A_KONG <= a < vw.A_KONG + N_KINDS:
             return f"kong {tile_text(a - vw.A_KONG)}"
         return f"discard {tile_text(a)}"
     return ("pass", "win", "pung", "kong")[a]

@@ -29,7 +29,7 @@ import numpy as np
 from simcore.engine import kernel as E
 from simcore.contract import records as rec
 from simcore.contract.rules import RuleSet, resolve
-from simcore.contract.tiles import N_KINDS, parse_tiles, suit_index
+from simcore.contract.tiles import N_KINDS, N_RANKS, parse_tiles, suit_index
 from simcore.inspection.trace import TracedHand, trace_hand
 from simcore.contract.view import A_KONG, A_WIN, C_KONG, C_PASS, C_PUNG, C_WIN, Q_CLAIM, Q_EXCHANGE, Q_ROB, Q_TURN, Q_VOID, STRATEGY_SIG, V_HAND, V_LOCKED, V_MUST_VOID, V_TILE, V_VOID, V_ME, pack3
 
@@ -43,10 +43,10 @@ def passive(q, view, tab):
     void = view[V_VOID + view[V_ME]]
     if view[V_LOCKED]:
         return t
-    if t >= 0 and view[V_HAND + t] > 0 and not (view[V_MUST_VOID] and t // 9 != void):
+    if t >= 0 and view[V_HAND + t] > 0 and not (view[V_MUST_VOID] and t // N_RANKS != void):
         return t
     for x in range(N_KINDS):
-        if view[V_HAND + x] > 0 and not (view[V_MUST_VOID] and x // 9 != void):
+        if view[V_HAND + x] > 0 and not (view[V_MUST_VOID] and x // N_RANKS != void):
             return x
     return -1
 

@@ -21,7 +21,7 @@ import numpy as np
 from simcore.inspection import hand as H
 from simcore.contract.rules import PRESETS, preset
 from simcore.inspection.scenario import Scenario
-from simcore.contract.tiles import N_KINDS, tile_index, tile_text
+from simcore.contract.tiles import N_KINDS, N_RANKS, tile_index, tile_text
 
 SUITS = "mps"
 
@@ -34,7 +34,7 @@ def _random_hand(rng, have: list[int], n: int, suits, avoid=()) -> np.ndarray | 
     """Counts of ``have`` plus random tiles of ``suits`` (not of ``avoid``) to n tiles, at most
     four of a kind; the tiles are not taken from any deal."""
     c = np.bincount(np.asarray(have, np.int64), minlength=N_KINDS) if have else np.zeros(N_KINDS, np.int64)
-    pool = [t for t in range(N_KINDS) if t // 9 in suits and t not in avoid for _ in range(4 - int(c[t]))]
+    pool = [t for t in range(N_KINDS) if t // N_RANKS in suits and t not in avoid for _ in range(4 - int(c[t]))]
     if len(pool) < n - len(have):
         return None
     for i in rng.choice(len(pool), n - len(have), replace=False):
@@ -48,11 +48,11 @@ def _complete(rng, suits) -> np.ndarray | None:
     for _ in range(4):
         s = suits[rng.integers(2)]
         if rng.random() < 0.3:
-            c[s * 9 + rng.integers(9)] += 3
+            c[s * N_RANKS + rng.integers(N_RANKS)] += 3
         else:
             r = rng.integers(7)
-            c[s * 9 + r:s * 9 + r + 3] += 1
-    c[suits[rng.integers(2)] * 9 + rng.integers(9)] += 2
+            c[s * N_RANKS + r:s * N_RANKS + r + 3] += 1
+    c[suits[rng.integers(2)] * N_RANKS + rng.integers(N_RANKS)] += 2
     return c if c.max() <= 4 else None
 
 
@@ -77,7 +77,7 @@ def _tiles(c) -> list[int]:
 
 def _two_suits(rng, have=()) -> tuple[int, ...] | None:
     """Two random suits holding every tile of ``have`` (None if it spans three)."""
-    need = {t // 9 for t in have}
+    need = {t // N_RANKS for t in have}
     options = [s for s in ((0, 1), (0, 2), (1, 2)) if need <= set(s)]
     return options[rng.integers(len(options))] if options else None
 
@@ -119,7 +119,7 @@ class _Table:
         suits = _two_suits(self.rng, have)
         if suits is None or not self.take(have):
             return False
-        pool = [t for t in range(N_KINDS) if t // 9 in suits and t not in avoid for _ in range(int(self.left[t]))]
+        pool = [t for t in range(N_KINDS) if t // N_RANKS in suits and t not in avoid for _ in range(int(self.left[t]))]
         need = (14 if seat == self.dealer else 13) - len(have)
         if len(pool) < need:
             return False
@@ -159,7 +159,7 @@ def _claim(rng, rules: str, win: bool, held: int) -> Scenario | None:
         c, waits = got
         ts = [t for t in waits if c[t] == held or (held == 1 and c[t] == 0)]
     else:
-        t0 = suits[rng.integers(2)] * 9 + int(rng.integers(9))
+        t0 = suits[rng.integers(2)] * N_RANKS + int(rng.integers(N_RANKS))
         c = _random_hand(rng, [t0] * held, 13, suits, avoid=(t0,))
         if c is None:
             return None
@@ -185,7 +185,7 @@ def _own_turn(rng, rules: str, kind: str) -> Scenario | None:
     tb = _Table(rng, rules)
     suits = _two_suits(rng)
     if kind == "kong":
-        u = suits[rng.integers(2)] * 9 + int(rng.integers(9))
+        u = suits[rng.integers(2)] * N_RANKS + int(rng.integers(N_RANKS))
         c = _random_hand(rng, [u] * 3, 13, suits, avoid=(u,))
         if c is None:
             return None
@@ -249,7 +249,7 @@ def _rob(rng, rules: str) -> Scenario | None:
     void = 3 - sum(suits)
     held = c.copy()
     held[d_me] -= 1
-    if not tb.give(tb.me, _tiles(held) + [void * 9 + int(rng.integers(9))], void):
+    if not tb.give(tb.me, _tiles(held) + [void * N_RANKS + int(rng.integers(N_RANKS))], void):
         return None
     punger = tb.seat(2)
     if not (tb.take([d_me, t]) and tb.give_rest(punger, [t, t], avoid=(t,))

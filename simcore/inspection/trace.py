@@ -16,7 +16,7 @@ from simcore.contract import evaluate as ev
 from simcore.contract import records as rec
 from simcore.contract.rules import RuleSet
 from simcore.contract.tables import load_tables
-from simcore.contract.tiles import DEALER_TILES, HAND_TILES, N_KINDS, N_TILES, SUITS, tile_list, tile_text
+from simcore.contract.tiles import DEALER_TILES, HAND_TILES, N_KINDS, N_RANKS, N_SUITS, N_TILES, SUITS, tile_list, tile_text
 from simcore.contract.view import MELD_NAMES, STRATEGY_TYPE  # noqa: F401
 
 LOG_ROWS = 1024
@@ -98,7 +98,7 @@ def _check_fields(rules: RuleSet, S, seat: int, waits: int) -> dict:
                                         np.int64(S[E.O_N_KONGS + seat]), np.int64(0), R, pats)
                 hand[t] -= 1
                 values[tile_text(t)] = int(ev.base_of(fan, R))
-    void_tiles = [tile_text(t) for t in range(N_KINDS) if t // 9 == void for _ in range(int(hand[t]))]
+    void_tiles = [tile_text(t) for t in range(N_KINDS) if t // N_RANKS == void for _ in range(int(hand[t]))]
     return {"tiles": _tiles(hand), "melds": _melds(S, seat), "void_tiles": void_tiles, "wait_values": values}
 
 
@@ -116,7 +116,7 @@ def _why(S, kind: int, seat: int, q: int, ans: int) -> str:
     v = E.O_VIEWS + seat * VIEW_LEN
     hand = _held(S, seat)
     void = int(S[E.O_VOID + seat])
-    suit = SUITS[void] if 0 <= void < 3 else None
+    suit = SUITS[void] if 0 <= void < N_SUITS else None
 
     def has(t):
         return 0 <= t < N_KINDS and hand[t] > 0
@@ -127,7 +127,7 @@ def _why(S, kind: int, seat: int, q: int, ans: int) -> str:
         tiles = [int(x) for x in unpack3.py_func(ans)]
         if any(t >= N_KINDS for t in tiles):
             return "an exchange answer is three tiles packed with pack3(a, b, c)"
-        if len({t // 9 for t in tiles}) > 1:
+        if len({t // N_RANKS for t in tiles}) > 1:
             return "the three tiles passed must be of one suit"
         short = [t for t in sorted(set(tiles)) if hand[t] < tiles.count(t)]
         if not short:
@@ -149,8 +149,8 @@ def _why(S, kind: int, seat: int, q: int, ans: int) -> str:
         drawn = int(S[v + V_TILE])
         if S[E.O_LOCKED + seat]:
             return f"a locked blood-flow winner discards the tile it drew ({tile_text(drawn)})"
-        if suit is not None and ans // 9 != void:
-            held = [tile_text(t) for t in range(void * 9, void * 9 + 9) for _ in range(int(hand[t]))]
+        if suit is not None and ans // N_RANKS != void:
+            held = [tile_text(t) for t in range(void * N_RANKS, void * N_RANKS + N_RANKS) for _ in range(int(hand[t]))]
             return f"it still holds tiles of its void suit {suit} ({_group(held)}) and must discard those first"
         return "the engine refused this discard"
     if q in (Q_CLAIM, Q_ROB):
