@@ -1,6 +1,6 @@
-"""Tables and figures the duplicate-experiment notebooks share (``notebooks/exchange.py`` and
-``notebooks/void.py`` ask the same questions of different policies), and the check every
-notebook makes that its experiment was run."""
+"""Tables and figures of a duplicate experiment for the notebooks (``notebooks/policies.py`` reads
+the exchange and void experiments with them), and the check every notebook makes that its
+experiment was run."""
 
 from __future__ import annotations
 

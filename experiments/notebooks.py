@@ -26,17 +26,33 @@ SMALL = {"exchange": 20_000, "exchange-efficient": 20_000, "void": 20_000, "void
 SMALL_SEED = 0
 
 
+EXPERIMENT_ENV = "SICHUAN_EXPERIMENT"
+# A notebook that reads one of several experiments, and the reports made of it (report: experiment).
+SHARED = {"policies": {"exchange": "exchange", "void": "void"}}
+
+
 def notebook_paths(notebook_dir: Path = NOTEBOOK_DIR) -> list[Path]:
     return sorted(p for p in Path(notebook_dir).glob("*.py") if not p.name.startswith("_"))
+
+
+def reports(notebook_dir: Path = NOTEBOOK_DIR) -> list[tuple[str, Path, str | None]]:
+    """(report name, notebook, the experiment it reads or None) for every report ``make notebooks``
+    writes: a notebook of its own per question, the shared ones once per experiment they read."""
+    out = []
+    for path in notebook_paths(notebook_dir):
+        for name, experiment in SHARED.get(path.stem, {path.stem: None}).items():
+            out.append((name, path, experiment))
+    return out
 
 
 class NotebookError(RuntimeError):
     pass
 
 
-def execute(path: Path, runs: Path, timeout: int = 600):
-    """Run one notebook in a fresh kernel with ``$SICHUAN_RUNS`` = ``runs``; returns the executed
-    notebook (nbformat). Raises NotebookError with the failing cell's error."""
+def execute(path: Path, runs: Path, timeout: int = 600, experiment: str | None = None):
+    """Run one notebook in a fresh kernel with ``$SICHUAN_RUNS`` = ``runs`` (and
+    ``$SICHUAN_EXPERIMENT`` = ``experiment`` for a shared notebook); returns the executed notebook
+    (nbformat). Raises NotebookError with the failing cell's error."""
     import tempfile
 
     import jupytext
@@ -46,8 +62,10 @@ def execute(path: Path, runs: Path, timeout: int = 600):
 
     nb = jupytext.read(path)
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    old = os.environ.get(ENV)
+    saved = {k: os.environ.get(k) for k in (ENV, EXPERIMENT_ENV)}
     os.environ[ENV] = str(Path(runs).resolve())
+    if experiment is not None:
+        os.environ[EXPERIMENT_ENV] = experiment
     ipc = tempfile.mkdtemp(prefix="sichuan-kernel-")
     try:
         # the kernel talks over local sockets (IPC) in a private directory, not TCP
@@ -61,10 +79,11 @@ def execute(path: Path, runs: Path, timeout: int = 600):
             raise NotebookError(f"{path.name}: {lines[-1] if lines else exc}") from None
     finally:
         shutil.rmtree(ipc, ignore_errors=True)
-        if old is None:
-            os.environ.pop(ENV, None)
-        else:
-            os.environ[ENV] = old
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
     return nb
 
 
@@ -101,7 +120,7 @@ def make_runs(runs: Path, sizes: dict = SMALL, seed: int = SMALL_SEED, workers=N
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m experiments.notebooks", description=__doc__.split("\n\n")[0])
-    ap.add_argument("names", nargs="*", help="notebooks to run (file stems); default all")
+    ap.add_argument("names", nargs="*", help="reports to make (exchange, void, or a notebook's file stem); default all")
     ap.add_argument("--runs", default="runs/notebooks", help=f"experiment directories (sets ${ENV})")
     ap.add_argument("--out", default="reports", help="where the executed .ipynb and .html go")
     ap.add_argument("--make-runs", action="store_true", help="first run the shipped experiments at small sizes")
@@ -117,20 +136,19 @@ def main(argv=None) -> int:
         except ExperimentError as exc:
             print(f"Error: {exc}", file=sys.stderr)
             return 2
-    paths = notebook_paths(Path(args.notebooks))
-    if args.names:
-        paths = [p for p in paths if p.stem in args.names]
+    todo = [r for r in reports(Path(args.notebooks)) if not args.names or r[0] in args.names]
     failed = 0
-    for p in paths:
+    for name, p, experiment in todo:
         t0 = time.perf_counter()
         try:
-            nb = execute(p, runs)
+            nb = execute(p, runs, experiment=experiment)
         except NotebookError as exc:
             print(f"FAILED {exc}", file=sys.stderr)
             failed += 1
             continue
-        ipynb, page = write(nb, Path(args.out), p.stem)
-        print(f"{p.name}: {images(nb)} plots, {time.perf_counter() - t0:.1f} s -> {page} and {ipynb}", file=sys.stderr)
+        ipynb, page = write(nb, Path(args.out), name)
+        print(f"{name} ({p.name}): {images(nb)} plots, {time.perf_counter() - t0:.1f} s -> {page} and {ipynb}",
+              file=sys.stderr)
     return 1 if failed else 0
 
 

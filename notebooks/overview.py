@@ -19,10 +19,10 @@
 #
 # | experiment | notebook | question |
 # |---|---|---|
-# | `exchange` | `exchange.py` | which three tiles to pass (duplicate, against an `expert` field) |
-# | `exchange-efficient` | (as `exchange.py` with `EXPERIMENT` pointed at it) | the same against an `efficient` field |
-# | `void` | `void.py` | which suit to declare void (duplicate, against an `expert` field) |
-# | `void-efficient` | (as `void.py`) | the same against an `efficient` field |
+# | `exchange` | `policies.py` | which three tiles to pass (duplicate, against an `expert` field) |
+# | `exchange-efficient` | (`policies.py` with `SICHUAN_EXPERIMENT=exchange-efficient`) | the same against an `efficient` field |
+# | `void` | `policies.py` with `SICHUAN_EXPERIMENT=void` | which suit to declare void (duplicate, against an `expert` field) |
+# | `void-efficient` | (`policies.py` with `SICHUAN_EXPERIMENT=void-efficient`) | the same against an `efficient` field |
 # | `flower-pigs` | `flower_pigs.py` | how often a seat ends as a flower pig, by void policy x play x preset, and the cost |
 # | `battle-vs-flow` | `battle_vs_flow.py` | spread and tails per hand and per 8-hand match, and where the points go |
 # | `rule-sets` | `rule_sets.py` | what each of the five presets rewards: points moved, payment reasons, fan patterns, exhausted walls |

@@ -14,12 +14,13 @@ pytest.importorskip("nbclient")
 pytest.importorskip("matplotlib")
 
 from experiments import findings, load_report  # noqa: E402
-from experiments.notebooks import errors, execute, images, notebook_paths, write  # noqa: E402
+from experiments.notebooks import errors, execute, images, notebook_paths, reports, write  # noqa: E402
 
 pytestmark = pytest.mark.slow  # every test here takes seconds (see conftest.py)
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = notebook_paths()
+REPORTS = reports()
 
 
 @pytest.fixture(scope="module")
@@ -27,24 +28,26 @@ def exps(small_experiments):
     return small_experiments
 
 
-def test_one_notebook_per_experiment_plus_overview():
-    assert sorted(p.stem for p in NOTEBOOKS) == ["battle_vs_flow", "exchange", "flower_pigs", "overview", "rule_sets",
-                                                 "void"]
+def test_one_report_per_question_plus_overview():
+    """The exchange and void questions share one notebook (``policies``), run once for each."""
+    assert sorted(p.stem for p in NOTEBOOKS) == ["battle_vs_flow", "flower_pigs", "overview", "policies", "rule_sets"]
+    assert sorted(name for name, _, _ in REPORTS) == ["battle_vs_flow", "exchange", "flower_pigs", "overview",
+                                                      "rule_sets", "void"]
     for p in NOTEBOOKS:
         text = p.read_text()
         assert "format_name: percent" in text and "# %%" in text
         assert 'os.environ.get("SICHUAN_RUNS"' in text, "run directories must be a parameter"
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
-def test_notebook_executes_and_plots_render(exps, path, tmp_path):
-    nb = execute(path, exps)
+@pytest.mark.parametrize("name,path,experiment", REPORTS, ids=[r[0] for r in REPORTS])
+def test_notebook_executes_and_plots_render(exps, name, path, experiment, tmp_path):
+    nb = execute(path, exps, experiment=experiment)
     assert not errors(nb)
     assert images(nb) >= 2, f"{path.name}: expected its plots as PNG outputs"
     md = [o["data"]["text/markdown"] for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])
           if "text/markdown" in o.get("data", {})]
     assert md and "95% CI" in md[-1], "the notebook states its finding with an interval"
-    ipynb, html = write(nb, tmp_path, path.stem)
+    ipynb, html = write(nb, tmp_path, name)
     assert ipynb.stat().st_size > 10_000 and "data:image/png;base64" in html.read_text()
 
 
@@ -52,7 +55,7 @@ def test_missing_runs_give_a_clear_error(tmp_path):
     from experiments.notebooks import NotebookError
 
     with pytest.raises(NotebookError, match="no experiment in .*make notebooks"):
-        execute(next(p for p in NOTEBOOKS if p.stem == "exchange"), tmp_path)
+        execute(next(p for p in NOTEBOOKS if p.stem == "policies"), tmp_path, experiment="void")
 
 
 def test_findings_section_from_reports(exps, tmp_path):

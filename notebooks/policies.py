@@ -12,17 +12,17 @@
 # ---
 
 # %% [markdown]
-# # Exchange three: which three tiles to pass?
+# # Exchange three and void suit: which policy?
 #
-# Before play every seat passes three tiles of one suit. The experiment `exchange`
-# (`experiments/exchange.toml`) compares four policies with everything else fixed (play and
-# void `expert`): **expert** (the three whose passing leaves the best plan, the field's own
-# policy and the baseline), **shortest** (three of the shortest suit), **random** (a random
-# suit) and **keep-pairs**; `exchange-efficient` asks the same of an efficient field.
+# Two questions with one analysis. **Exchange**: which three tiles to pass before play.
+# **Void**: which suit to declare missing after it. Each shipped experiment (`exchange`,
+# `exchange-efficient`, `void`, `void-efficient`) compares policies with everything else fixed;
+# set `SICHUAN_EXPERIMENT` (or `NAME` below) to the one to read (`make notebooks` writes a report
+# for `exchange` and one for `void`).
 #
-# Each arm sits at one seat against three `expert` players (with their own policies), in all four
-# rotations, on the same walls as every other arm (duplicate). An arm's score on a wall is its
-# mean net over the four rotations; the comparison is the per-wall difference from the
+# Each arm sits at one seat against three players of the field (with their own policies), in all
+# four rotations, on the same walls as every other arm (duplicate). An arm's score on a wall is
+# its mean net over the four rotations; the comparison is the per-wall difference from the
 # baseline, paired on the wall.
 
 # %% tags=["parameters"]
@@ -31,7 +31,25 @@ from pathlib import Path
 
 # Where the experiment directories are: `make notebooks` writes runs/notebooks/<experiment>.
 RUNS = Path(os.environ.get("SICHUAN_RUNS", "../runs/notebooks"))
-EXPERIMENT = RUNS / "exchange"
+NAME = os.environ.get("SICHUAN_EXPERIMENT", "exchange")   # exchange, exchange-efficient, void or void-efficient
+EXPERIMENT = RUNS / NAME
+
+# %%
+QUESTIONS = {
+    "exchange": {"title": "Exchange policy vs the baseline", "intro": """Before play every seat passes three tiles of one suit. The experiment `exchange`
+(`experiments/exchange.toml`) compares four policies with everything else fixed (play and
+void `expert`): **expert** (the three whose passing leaves the best plan, the field's own
+policy and the baseline), **shortest** (three of the shortest suit), **random** (a random
+suit) and **keep-pairs**; `exchange-efficient` asks the same of an efficient field."""},
+    "void": {"title": "Void policy vs the baseline", "intro": """After the exchange every seat names a suit it will not win with; it must discard every tile of
+that suit first, and one still holding such a tile when the wall runs out is a flower pig. The
+experiment `void` (`experiments/void.toml`) compares four void policies with everything else
+fixed (play and exchange `expert`): **expert** (the suit whose voiding leaves the best plan,
+the field's own policy and the baseline), **fewest** (the suit with the fewest tiles),
+**weakest** and **random**; `void-efficient` asks the same of an efficient field."""},
+}
+QUESTION = NAME.split("-")[0]
+display_intro = QUESTIONS[QUESTION]["intro"]
 
 # %%
 import matplotlib.pyplot as plt
@@ -40,8 +58,9 @@ from IPython.display import Markdown, display
 from experiments.figures import comparison_table, diff_figure, pairing_figure, pairing_variances, per_wall, report_of
 from experiments.findings import duplicate_sentences
 
-rep = report_of(EXPERIMENT, "exchange")          # recomputed from the runs
+rep = report_of(EXPERIMENT, NAME)          # recomputed from the runs
 base = rep["baseline"]
+display(Markdown(f"## {QUESTIONS[QUESTION]['title']}\n\n{display_intro}"))
 print(f"{rep['walls']:,} walls, seed {rep['seed']}; reproduce with:\n  {rep['command']}")
 
 # %% [markdown]
@@ -68,7 +87,7 @@ table = comparison_table(rep)
 table
 
 # %%
-diff_figure(rep, "Exchange policy vs the baseline")
+diff_figure(rep, QUESTIONS[QUESTION]["title"])
 plt.show()
 
 # %% [markdown]
