@@ -94,3 +94,26 @@ def pairing_variances(nets: dict, diffs: pd.DataFrame, base: str, table: pd.Data
     return pd.DataFrame({arm: {"var(d) paired": diffs[arm].var(), "var unpaired (resampled)": unpaired(nets, arm, base).var(),
                                "var_unpaired (formula)": table.loc[arm, "unpaired_half_width"] ** 2 * walls / Z95 ** 2}
                          for arm in diffs.columns}).T
+
+
+def reason_shares(cells: dict) -> pd.DataFrame:
+    """Share of all points paid by payment reason, a row per cell (``{label: cell report}``); the
+    reasons no cell pays are left out."""
+    shares = pd.DataFrame({label: {r: x["share"] for r, x in c["reasons"]["reasons"].items()}
+                           for label, c in cells.items()}).T
+    return shares.loc[:, shares.max() > 0]
+
+
+def shares_figure(shares: pd.DataFrame, height: float, legend_columns: int, legend_gap: float):
+    """The shares as stacked horizontal bars, a bar per row, first row on top."""
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(8, height))
+    left = np.zeros(len(shares))
+    for r in shares.columns:
+        ax.barh(shares.index, shares[r], left=left, label=r)
+        left += shares[r].to_numpy()
+    ax.invert_yaxis()
+    ax.set_xlabel("share of all points paid")
+    ax.legend(fontsize=8, ncol=legend_columns, loc="upper center", bbox_to_anchor=(0.5, -legend_gap))
+    return fig

@@ -364,32 +364,16 @@ def _split_kongs(pay, n_pay, kongs, flow, conc, added, exposed, own, known):
                     match = False
                 L += 1
             parsed[s] += 1
-            if amt == added and added != conc and added != exposed:
-                if match:
-                    own[i, s] += 1
-                    j += L
-                else:
-                    doubt[s] = True
-                    j += 1
-            elif amt == conc and conc == exposed:
-                if match and L > 1:
-                    own[i, s] += 1
-                    j += L
-                else:
-                    if match:         # one liable seat: concealed or exposed, the rows cannot say
-                        doubt[s] = True
-                    j += 1
-            elif amt == conc:
-                if match:
-                    own[i, s] += 1
-                    j += L
-                else:
-                    doubt[s] = True
-                    j += 1
-            elif amt == exposed:
+            exposed_only = amt == exposed and amt != conc      # one row, from the discarder
+            either = amt == conc and conc == exposed           # the rows must tell concealed from exposed
+            by_all = not exposed_only and not either and (amt == conc or (amt == added and added != exposed))
+            if exposed_only:
                 j += 1
-            else:
-                doubt[s] = True
+            elif match and (by_all or (either and L > 1)):
+                own[i, s] += 1
+                j += L
+            else:   # unexplained rows; or one liable seat's row, which could be either kong
+                doubt[s] = doubt[s] or not (either and not match)
                 j += 1
         for s in range(4):
             known[i, s] = (not doubt[s]) and parsed[s] == kongs[i, s]

@@ -35,7 +35,7 @@ import numpy as np
 import pandas as pd
 from IPython.display import Markdown, display
 
-from experiments.figures import report_of
+from experiments.figures import reason_shares, report_of, shares_figure
 from experiments.cells import match_totals
 from experiments.findings import bvf_sentences
 from simcore.runs import analysis
@@ -120,16 +120,8 @@ plt.show()
 # ## Where the points go: share of all points paid, by payment reason
 
 # %%
-reasons = pd.DataFrame({f"{p} ({m})": {r: x["share"] for r, x in c["reasons"]["reasons"].items()}
-                        for (p, m), c in cells.items() if m == "hands"}).T
-reasons = reasons.loc[:, reasons.max() > 0]
-fig, ax = plt.subplots(figsize=(8, 2.6))
-left = np.zeros(len(reasons))
-for r in reasons.columns:
-    ax.barh(reasons.index, reasons[r], left=left, label=r)
-    left += reasons[r].to_numpy()
-ax.set_xlabel("share of all points paid")
-ax.legend(fontsize=8, ncol=len(reasons.columns), loc="upper center", bbox_to_anchor=(0.5, -0.35))
+reasons = reason_shares({f"{p} ({m})": c for (p, m), c in cells.items() if m == "hands"})
+shares_figure(reasons, height=2.6, legend_columns=len(reasons.columns), legend_gap=0.35)
 plt.show()
 reasons.style.format("{:.2%}")
 

@@ -41,7 +41,7 @@ import numpy as np
 import pandas as pd
 from IPython.display import Markdown, display
 
-from experiments.figures import report_of
+from experiments.figures import reason_shares, report_of, shares_figure
 from experiments.findings import rules_sentences
 from simcore.runs import analysis
 from simcore.contract.evaluate import PATTERNS
@@ -105,16 +105,8 @@ plt.show()
 # Every payment counts here (gross), so these shares are of more points than the net moved above.
 
 # %%
-reasons = pd.DataFrame({p: {r: x["share"] for r, x in c["reasons"]["reasons"].items()} for p, c in cells.items()}).T
-reasons = reasons.loc[:, reasons.max() > 0]
-fig, ax = plt.subplots(figsize=(8, 3))
-left = np.zeros(len(reasons))
-for r in reasons.columns:
-    ax.barh(reasons.index, reasons[r], left=left, label=r)
-    left += reasons[r].to_numpy()
-ax.invert_yaxis()
-ax.set_xlabel("share of all points paid")
-ax.legend(fontsize=8, ncol=4, loc="upper center", bbox_to_anchor=(0.5, -0.25))
+reasons = reason_shares(cells)
+shares_figure(reasons, height=3, legend_columns=4, legend_gap=0.25)
 plt.show()
 pd.DataFrame({p: {"points paid/hand": c["reasons"]["points_per_hand"],
                   **{r: x["share"] for r, x in c["reasons"]["reasons"].items() if r in reasons.columns}}

@@ -183,12 +183,22 @@ def plan_cost(tab, m, p, t, n0, n1, n2, void_cost, flush_bonus, pair_bonus, trip
     return best - max(longest - 6, 0) * flush_bonus
 
 
-@parameters(Param.int("void_cost", 6, 0, 32, "what each tile left in the suit to void costs, in sixteenths of a shanten"),
-            Param.int("flush_bonus", 4, 0, 32, "what each tile of the longest suit past six is worth, in sixteenths of a shanten"),
+def plan_cost_params(pair_bonus: int) -> dict[str, Param]:
+    """The parameters of ``plan_cost`` that the exchange and void policies declare (each with
+    its own default for ``pair_bonus``), by name."""
+    return {p.name: p for p in (
+        Param.int("void_cost", 6, 0, 32, "what each tile of the suit to void costs, in sixteenths of a shanten"),
+        Param.int("flush_bonus", 4, 0, 32, "what each tile of the longest kept suit past six is worth, in sixteenths of a shanten"),
+        Param.int("pair_bonus", pair_bonus, 0, 32, "what each pair kept is worth, in sixteenths of a shanten"),
+        Param.int("triplet_bonus", 8, 0, 32, "what each triplet kept is worth, in sixteenths of a shanten"))}
+
+
+_PLAN = plan_cost_params(pair_bonus=3)
+
+
+@parameters(_PLAN["void_cost"], _PLAN["flush_bonus"],
             Param.int("suit_slack", 0, 0, 11, "how many tiles longer than the shortest eligible suit a suit passed from may be"),
-            Param.int("pair_bonus", 3, 0, 32, "what each pair kept is worth, in sixteenths of a shanten"),
-            Param.int("triplet_bonus", 8, 0, 32, "what each triplet kept is worth, in sixteenths of a shanten"),
-            scratch=0)
+            _PLAN["pair_bonus"], _PLAN["triplet_bonus"], scratch=0)
 @nb.njit(cache=True, _nrt=False)
 def plans(q, view, tab):
     """The three tiles whose passing leaves the best plan (a quick shanten once a suit is voided, pairs and triplets kept, a long suit kept for a flush).

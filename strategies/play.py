@@ -404,48 +404,43 @@ def flush_suits_to_ignore(view):
     return NO_IGNORE
 
 
+@nb.njit(cache=True, _nrt=False)
+def answer(q, view, tab, mode, ignore):
+    """The shanten players' answer: the turn by ``mode`` (GREEDY, EFFICIENT, DEFENSIVE), claims by
+    shanten, always rob; ``ignore`` (a mask of suits) for a flush."""
+    if q == Q_TURN:
+        return turn(tab, view, mode, ignore)
+    if q == Q_CLAIM:
+        return claim(tab, view, ignore)
+    return C_WIN if q == Q_ROB else 0
+
+
 @parameters(scratch=0)
 @nb.njit(cache=True, _nrt=False)
 def greedy(q, view, tab):
     """Lowest shanten, deterministic ties, always wins when it can."""
-    if q == Q_TURN:
-        return turn(tab, view, GREEDY, NO_IGNORE)
-    if q == Q_CLAIM:
-        return claim(tab, view, NO_IGNORE)
-    return C_WIN if q == Q_ROB else 0
+    return answer(q, view, tab, GREEDY, NO_IGNORE)
 
 
 @parameters(scratch=0)
 @nb.njit(cache=True, _nrt=False)
 def efficient(q, view, tab):
     """Lowest shanten, then the most live tiles that lower it (counting what is visible)."""
-    if q == Q_TURN:
-        return turn(tab, view, EFFICIENT, NO_IGNORE)
-    if q == Q_CLAIM:
-        return claim(tab, view, NO_IGNORE)
-    return C_WIN if q == Q_ROB else 0
+    return answer(q, view, tab, EFFICIENT, NO_IGNORE)
 
 
 @parameters(scratch=0)
 @nb.njit(cache=True, _nrt=False)
 def flush(q, view, tab):
     """Efficient, but with one long suit it keeps only that suit: goes for a full flush."""
-    if q == Q_TURN:
-        return turn(tab, view, EFFICIENT, flush_suits_to_ignore(view))
-    if q == Q_CLAIM:
-        return claim(tab, view, flush_suits_to_ignore(view))
-    return C_WIN if q == Q_ROB else 0
+    return answer(q, view, tab, EFFICIENT, flush_suits_to_ignore(view) if q != Q_ROB else NO_IGNORE)
 
 
 @parameters(scratch=63)
 @nb.njit(cache=True, _nrt=False)
 def defensive(q, view, tab):
     """Efficient, but among discards as good for its hand the one least likely to let an opponent who looks ready win; folds when its hand cannot get ready."""
-    if q == Q_TURN:
-        return turn(tab, view, DEFENSIVE, NO_IGNORE)
-    if q == Q_CLAIM:
-        return claim(tab, view, NO_IGNORE)
-    return C_WIN if q == Q_ROB else 0
+    return answer(q, view, tab, DEFENSIVE, NO_IGNORE)
 
 
 @parameters(scratch=0)

@@ -8,8 +8,8 @@ from simcore.contract.tiles import N_SUITS
 from simcore.contract.view import V_CODES, param_int, rand_below
 
 from strategies.core import prepare, shanten_of
-from strategies.exchange import kept_sets, shanten_voiding, suit_count
-from strategies.params import Param, parameters
+from strategies.exchange import kept_sets, plan_cost_params, shanten_voiding, suit_count
+from strategies.params import parameters
 
 
 @parameters(scratch=0)
@@ -45,11 +45,7 @@ def random_void(q, view, tab):
     return rand_below(view, 3)
 
 
-@parameters(Param.int("void_cost", 6, 0, 32, "what each tile of the voided suit costs, in sixteenths of a shanten"),
-            Param.int("flush_bonus", 4, 0, 32, "what each tile of the longest kept suit past six is worth, in sixteenths of a shanten"),
-            Param.int("pair_bonus", 5, 0, 32, "what each pair kept is worth, in sixteenths of a shanten"),
-            Param.int("triplet_bonus", 8, 0, 32, "what each triplet kept is worth, in sixteenths of a shanten"),
-            scratch=0)
+@parameters(*plan_cost_params(pair_bonus=5).values(), scratch=0)
 @nb.njit(cache=True, _nrt=False)
 def plans(q, view, tab):
     """The suit whose voiding leaves the best plan (the rest's shanten, a cost per tile to discard, the pairs, triplets and long suit kept).

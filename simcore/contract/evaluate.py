@@ -156,14 +156,23 @@ def holds_void(hand, void):
 
 
 @nb.njit(cache=True, _nrt=False)
-def is_seven_pairs(hand):
-    n = 0
+def _multiplicities(hand):
+    """How many kinds the hand holds once, twice, three and four times."""
+    m1 = m2 = m3 = m4 = 0
     for t in range(N_KINDS):
         c = hand[t]
-        if c & 1:
-            return False
-        n += c
-    return n == 14
+        m1 += c == 1
+        m2 += c == 2
+        m3 += c == 3
+        m4 += c == 4
+    return m1, m2, m3, m4
+
+
+@nb.njit(cache=True, _nrt=False)
+def is_seven_pairs(hand):
+    """Fourteen tiles in pairs (four of a kind is two pairs)."""
+    m1, m2, m3, m4 = _multiplicities(hand)
+    return m1 == 0 and m3 == 0 and 2 * m2 + 4 * m4 == 14
 
 
 @nb.njit(cache=True, _nrt=False)
@@ -298,14 +307,8 @@ def shanten_exact(tab, hand, void, k, meld_cnt):
 @nb.njit(cache=True, _nrt=False)
 def _all_triplets_shape(hand):
     """Concealed tiles split into pungs and exactly one pair (declared sets are all pungs/kongs)."""
-    pairs = 0
-    for t in range(N_KINDS):
-        c = hand[t]
-        if c == 1 or c == 4:
-            return False
-        if c == 2:
-            pairs += 1
-    return pairs == 1
+    m1, m2, m3, m4 = _multiplicities(hand)
+    return m1 == 0 and m4 == 0 and m2 == 1
 
 
 @nb.njit(cache=True, _nrt=False)

@@ -83,30 +83,13 @@ class RuleSet:
     def to_array(self) -> np.ndarray:
         """The numeric form the kernels read (indices ``R_*``)."""
         a = np.zeros(N_RULE_FIELDS, dtype=np.int64)
+        for index, name in _ARRAY_OPTIONS.items():   # numbers and flags as they are
+            a[index] = getattr(self, name)
         a[R_FLOW] = self.variant == "flow"
-        a[R_EXCHANGE] = self.exchange
-        a[R_CLAIM_WHILE_VOID] = self.claim_while_void
-        a[R_KONG_WHILE_VOID] = self.kong_while_void
-        a[R_PASSED_WIN_LOCK] = self.passed_win_lock
-        a[R_FAN_CAP] = self.fan_cap
-        a[R_LIMIT_HANDS] = self.limit_hands
-        a[R_SELF_DRAW_BONUS] = self.self_draw_bonus
-        a[R_KONG_PAY_CONCEALED] = self.kong_pay_concealed
-        a[R_KONG_PAY_ADDED] = self.kong_pay_added
-        a[R_KONG_PAY_EXPOSED] = self.kong_pay_exposed
-        a[R_KONG_REFUND] = self.kong_refund
         a[R_PIG_PENALTY] = self.pig_penalty_points
         a[R_PIG_PAYS] = PIG_PAYS.index(self.pig_pays)
-        a[R_PIG_PAYS_READY_CHECK] = self.pig_pays_ready_check
-        a[R_READY_CHECK] = self.ready_check
         a[R_KONG_DISCARD_LIABILITY] = KONG_DISCARD_LIABILITY.index(self.kong_discard_liability)
-        a[R_HANDS_PER_MATCH] = self.hands_per_match
-        a[R_START_POINTS] = self.start_points
-        a[R_ADDED_KONG_DRAWN_ONLY] = self.added_kong_drawn_only
-        a[R_PASSED_WIN_HIGHER] = self.passed_win_higher
         a[R_EXPOSED_KONG_BLOOM] = EXPOSED_KONG_BLOOM.index(self.exposed_kong_bloom)
-        for i, name in enumerate(FAN_OPTIONS):
-            a[R_FAN_ALL_TRIPLETS + i] = getattr(self, name)
         return a
 
     def replace(self, **changes) -> "RuleSet":
@@ -162,6 +145,17 @@ FAN_OPTIONS = tuple(n for n in OPTION_NAMES if n.startswith("fan_") and n != "fa
     R_ADDED_KONG_DRAWN_ONLY, R_PASSED_WIN_HIGHER, R_EXPOSED_KONG_BLOOM,
     N_RULE_FIELDS,
 ) = range(33)
+# The options the rule array holds as they are (slot: option); the others are encoded in to_array.
+_ARRAY_OPTIONS = {
+    R_EXCHANGE: "exchange", R_CLAIM_WHILE_VOID: "claim_while_void", R_KONG_WHILE_VOID: "kong_while_void",
+    R_PASSED_WIN_LOCK: "passed_win_lock", R_FAN_CAP: "fan_cap", R_LIMIT_HANDS: "limit_hands",
+    R_SELF_DRAW_BONUS: "self_draw_bonus", R_KONG_PAY_CONCEALED: "kong_pay_concealed",
+    R_KONG_PAY_ADDED: "kong_pay_added", R_KONG_PAY_EXPOSED: "kong_pay_exposed", R_KONG_REFUND: "kong_refund",
+    R_PIG_PAYS_READY_CHECK: "pig_pays_ready_check", R_READY_CHECK: "ready_check",
+    R_HANDS_PER_MATCH: "hands_per_match", R_START_POINTS: "start_points",
+    R_ADDED_KONG_DRAWN_ONLY: "added_kong_drawn_only", R_PASSED_WIN_HIGHER: "passed_win_higher",
+    **{R_FAN_ALL_TRIPLETS + i: name for i, name in enumerate(FAN_OPTIONS)},
+}
 KONG_LIABILITY_NONE, KONG_LIABILITY_PAYS_FOR_ALL, KONG_LIABILITY_TRANSFER = range(3)
 BLOOM_SELF_DRAW, BLOOM_FEEDER_PAYS = range(2)
 PIG_PAYS_NON_PIGS, PIG_PAYS_REMAINING, PIG_PAYS_WINNERS_AND_READY = range(3)

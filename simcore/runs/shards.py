@@ -67,44 +67,38 @@ def _dict(codes: np.ndarray, labels, null: np.ndarray | None = None) -> pa.Dicti
 
 # The kernels below read the engine's (rows, ..., fields) int32 outputs once, row by row, and
 # write each field into a contiguous column of its final type (rows of arrays the caller
-# allocates): no transposed copies, no casting copies, one pass over the engine's memory.
+# allocates): no transposed copies, no casting copies, one pass over the engine's memory. Which
+# fields go to which column is a tuple of field indices per type (int8, int16, int32).
+
+
+@nb.njit(cache=True, nogil=True, inline="always")
+def _put(src, r, j, o8, f8, o16, f16, o32, f32):
+    """Row r of ``src`` (rows x fields) into column j of the outputs."""
+    for k in range(len(f8) - 1):
+        o8[k, j] = src[r, f8[k]]
+    for k in range(len(f16) - 1):
+        o16[k, j] = src[r, f16[k]]
+    for k in range(len(f32) - 1):
+        o32[k, j] = src[r, f32[k]]
 
 
 @nb.njit(cache=True, nogil=True)
-def _hand_columns(h, o8, turns):
-    """dealer, exchange direction, end reason, tiles left, winners, next dealer (int8); turns."""
-    for i in range(h.shape[0]):
-        o8[0, i] = h[i, rec.H_DEALER]
-        o8[1, i] = h[i, rec.H_EXCHANGE_DIR]
-        o8[2, i] = h[i, rec.H_END_REASON]
-        o8[3, i] = h[i, rec.H_TILES_LEFT]
-        o8[4, i] = h[i, rec.H_WINNERS]
-        o8[5, i] = h[i, rec.H_NEXT_DEALER]
-        turns[i] = h[i, rec.H_TURNS]
-
-
-_SEAT_NETS = tuple(rec.S_NET_REASON + r for r in range(rec.N_REASONS)) + (rec.S_SCORE_BEFORE,)
+def _gather_rows(rows, o8, f8, o16, f16, o32, f32):
+    """Row i's fields into column i of the outputs."""
+    for i in range(rows.shape[0]):
+        _put(rows, i, i, o8, f8, o16, f16, o32, f32)
 
 
 @nb.njit(cache=True, nogil=True)
-def _seat_columns(seat, o8, o16, o32):
-    """Seat rows (hand, seat) in order: void, win kind, pig, ready, kongs (int8); wins, win
-    order, fan (int16); net, base, then the _SEAT_NETS fields (int32)."""
-    n = seat.shape[0] * 4
-    s = seat.reshape(n, seat.shape[2])
-    for i in range(n):
-        o8[0, i] = s[i, rec.S_VOID]
-        o8[1, i] = s[i, rec.S_WIN_KIND]
-        o8[2, i] = s[i, rec.S_PIG]
-        o8[3, i] = s[i, rec.S_READY]
-        o8[4, i] = s[i, rec.S_KONGS]
-        o16[0, i] = s[i, rec.S_WINS]
-        o16[1, i] = s[i, rec.S_WIN_ORDER]
-        o16[2, i] = s[i, rec.S_FAN]
-        o32[0, i] = s[i, rec.S_NET]
-        o32[1, i] = s[i, rec.S_BASE]
-        for k in range(len(_SEAT_NETS)):
-            o32[2 + k, i] = s[i, _SEAT_NETS[k]]
+def _gather_slots(slots, cap, counts, hands, hand, o8, f8, o16, f16, o32, f32):
+    """The used slots of each row (``counts``; ``slots`` holds ``cap`` rows of slots per row), in
+    row then slot order, into consecutive columns, with the row's global hand in ``hand``."""
+    j = 0
+    for i in range(counts.shape[0]):
+        for w in range(min(counts[i], cap)):
+            hand[j] = hands[i]
+            _put(slots, i * cap + w, j, o8, f8, o16, f16, o32, f32)
+            j += 1
 
 
 @nb.njit(cache=True, nogil=True)
@@ -115,44 +109,44 @@ def _n_used(counts, cap):
     return total
 
 
-@nb.njit(cache=True, nogil=True)
-def _payment_columns(pay, counts, hands, hand, o8, amount):
-    """The used payment slots in hand then slot order: hand; payer, payee, reason (int8); amount."""
-    n, cap = pay.shape[0], pay.shape[1]
-    j = 0
-    for i in range(n):
-        g = hands[i]
-        for w in range(min(counts[i], cap)):
-            hand[j] = g
-            o8[0, j] = pay[i, w, rec.P_PAYER]
-            o8[1, j] = pay[i, w, rec.P_PAYEE]
-            o8[2, j] = pay[i, w, rec.P_REASON]
-            amount[j] = pay[i, w, rec.P_AMOUNT]
-            j += 1
+def _outputs(n: int, f8: tuple, f16: tuple, f32: tuple):
+    """The columns to fill, each type's beside its field indices: a tuple, so numba compiles a copy
+    per table whose loops over fields it unrolls, ended by a -1 that is not a field (an empty
+    tuple would not compile)."""
+    return (np.empty((len(f8), n), np.int8), _fields(f8), np.empty((len(f16), n), np.int16), _fields(f16),
+            np.empty((len(f32), n), np.int32), _fields(f32))
 
 
-@nb.njit(cache=True, nogil=True)
-def _win_columns(win, counts, hands, hand, o8, o16, o32):
-    """The used win slots in hand then slot order: hand; seat, kind, tile, from, the patterns'
-    fan (int8); order, turn, fan (int16); base, paid (int32)."""
-    n, cap = win.shape[0], win.shape[1]
-    j = 0
-    for i in range(n):
-        g = hands[i]
-        for w in range(min(counts[i], cap)):
-            hand[j] = g
-            o8[0, j] = win[i, w, rec.W_SEAT]
-            o8[1, j] = win[i, w, rec.W_KIND]
-            o8[2, j] = win[i, w, rec.W_TILE]
-            o8[3, j] = win[i, w, rec.W_FROM]
-            for p in range(N_PATTERNS):
-                o8[4 + p, j] = win[i, w, rec.W_PATTERNS + p]
-            o16[0, j] = win[i, w, rec.W_ORDER]
-            o16[1, j] = win[i, w, rec.W_TURN]
-            o16[2, j] = win[i, w, rec.W_FAN]
-            o32[0, j] = win[i, w, rec.W_BASE]
-            o32[1, j] = win[i, w, rec.W_PAID]
-            j += 1
+def _fields(fields: tuple) -> tuple:
+    return tuple(np.int64(f) for f in fields) + (np.int64(-1),)
+
+
+def _columns(rows: np.ndarray, f8: tuple, f16: tuple = (), f32: tuple = ()):
+    """Fields ``f8``, ``f16``, ``f32`` of each row of ``rows`` as (int8, int16, int32) columns."""
+    out = _outputs(rows.shape[0], f8, f16, f32)
+    _gather_rows(np.ascontiguousarray(rows), *out)
+    return out[0], out[2], out[4]
+
+
+def _slot_columns(slots: np.ndarray, counts: np.ndarray, hands: np.ndarray, f8: tuple, f16: tuple = (),
+                  f32: tuple = ()):
+    """(hand, int8, int16, int32 columns) of the used slots of each row."""
+    counts = np.ascontiguousarray(counts)
+    total = _n_used(counts, slots.shape[1])
+    hand, out = np.empty(total, np.int64), _outputs(total, f8, f16, f32)
+    n, cap, width = slots.shape
+    _gather_slots(np.ascontiguousarray(slots).reshape(n * cap, width), cap, counts, hands, hand, *out)
+    return hand, out[0], out[2], out[4]
+
+
+_HAND_FIELDS = ((rec.H_DEALER, rec.H_EXCHANGE_DIR, rec.H_END_REASON, rec.H_TILES_LEFT, rec.H_WINNERS,
+                 rec.H_NEXT_DEALER), (rec.H_TURNS,))
+_SEAT_NETS = tuple(rec.S_NET_REASON + r for r in range(rec.N_REASONS)) + (rec.S_SCORE_BEFORE,)
+_SEAT_FIELDS = ((rec.S_VOID, rec.S_WIN_KIND, rec.S_PIG, rec.S_READY, rec.S_KONGS),
+                (rec.S_WINS, rec.S_WIN_ORDER, rec.S_FAN), (rec.S_NET, rec.S_BASE) + _SEAT_NETS)
+_PAYMENT_FIELDS = ((rec.P_PAYER, rec.P_PAYEE, rec.P_REASON), (), (rec.P_AMOUNT,))
+_WIN_FIELDS = ((rec.W_SEAT, rec.W_KIND, rec.W_TILE, rec.W_FROM) + tuple(rec.W_PATTERNS + p for p in range(N_PATTERNS)),
+               (rec.W_ORDER, rec.W_TURN, rec.W_FAN), (rec.W_BASE, rec.W_PAID))
 
 
 def _match_columns(hand: np.ndarray, res: BatchResult) -> tuple[pa.Array, pa.Array]:
@@ -253,8 +247,7 @@ def batch_tables(res: BatchResult, strategies: list[str]) -> dict[str, pa.Table]
     hands = np.ascontiguousarray(res.hands, np.int64)
     hand_out = np.ascontiguousarray(res.hand)
 
-    h8, turns = np.empty((6, n), np.int8), np.empty(n, np.int16)
-    _hand_columns(hand_out, h8, turns)
+    h8, (turns,), _ = _columns(hand_out, *_HAND_FIELDS)
     dealer, exdir, end_reason, tiles_left, winners, next_dealer = h8
     match, him = _match_columns(hands, res)
     t_hands = _table("hands", {
@@ -270,9 +263,7 @@ def batch_tables(res: BatchResult, strategies: list[str]) -> dict[str, pa.Table]
         "next_dealer": _array(next_dealer),
     })
 
-    s8, s16 = np.empty((5, 4 * n), np.int8), np.empty((3, 4 * n), np.int16)
-    s32 = np.empty((2 + len(_SEAT_NETS), 4 * n), np.int32)
-    _seat_columns(np.ascontiguousarray(res.seat), s8, s16, s32)
+    s8, s16, s32 = _columns(res.seat.reshape(4 * n, res.seat.shape[2]), *_SEAT_FIELDS)
     (void, kind, pig, ready, kongs), (wins, first, fan), (net, base, *nets) = s8, s16, s32
     no_win = first < 0
     uniq = list(dict.fromkeys(strategies))
@@ -299,10 +290,7 @@ def batch_tables(res: BatchResult, strategies: list[str]) -> dict[str, pa.Table]
         **{name: _array(col) for name, col in zip(rec.NET_COLUMNS + ("score_before",), nets)},
     })
 
-    counts = np.ascontiguousarray(hand_out[:, rec.H_N_PAYMENTS])
-    total = _n_used(counts, res.pay.shape[1])
-    pay_hand, p8, amount = np.empty(total, np.int64), np.empty((3, total), np.int8), np.empty(total, np.int32)
-    _payment_columns(np.ascontiguousarray(res.pay), counts, hands, pay_hand, p8, amount)
+    pay_hand, p8, _, (amount,) = _slot_columns(res.pay, hand_out[:, rec.H_N_PAYMENTS], hands, *_PAYMENT_FIELDS)
     payer, payee, reason = p8
     t_pay = _table("payments", {
         "hand": _array(pay_hand),
@@ -312,11 +300,7 @@ def batch_tables(res: BatchResult, strategies: list[str]) -> dict[str, pa.Table]
         "reason": _dict(reason, rec.REASONS),
     })
 
-    counts = np.ascontiguousarray(hand_out[:, rec.H_N_WINS])
-    total = _n_used(counts, res.win.shape[1])
-    win_hand, w8 = np.empty(total, np.int64), np.empty((4 + N_PATTERNS, total), np.int8)
-    w16, w32 = np.empty((3, total), np.int16), np.empty((2, total), np.int32)
-    _win_columns(np.ascontiguousarray(res.win), counts, hands, win_hand, w8, w16, w32)
+    win_hand, w8, w16, w32 = _slot_columns(res.win, hand_out[:, rec.H_N_WINS], hands, *_WIN_FIELDS)
     (order, turn, fan), (base, paid) = w16, w32
     match, him = _match_columns(win_hand, res)
     seat, kind, tile, frm = w8[:4]

@@ -101,25 +101,24 @@ def _higher(scripts, kong=True, sets=None):
                 scripts={0: ["discard 5m"] + scripts, 1: ["discard 4p"], 2: s2, 3: s3})
 
 
-def _locked_passes(hand):
-    """(from, fan) of the dealer's pass_win events before its first draw (the lock's life)."""
+def _dealer_before_its_draw(hand, event: str) -> list[dict]:
+    """The dealer's ``event`` events before its first draw (the passed-win lock's life)."""
     out = []
     for e in hand.events:
         if e["event"] == "draw" and e["seat"] == 0:
             break
-        if e["event"] == "pass_win" and e["seat"] == 0:
-            out.append((e["from"], e["fan"]))
+        if e["event"] == event and e["seat"] == 0:
+            out.append(e)
     return out
+
+
+def _locked_passes(hand):
+    """(from, fan) of the dealer's pass_win events before its first draw."""
+    return [(e["from"], e["fan"]) for e in _dealer_before_its_draw(hand, "pass_win")]
 
 
 def _dealer_wins_before_its_draw(hand):
-    out = []
-    for e in hand.events:
-        if e["event"] == "draw" and e["seat"] == 0:
-            break
-        if e["event"] == "win" and e["seat"] == 0:
-            out.append(e)
-    return out
+    return _dealer_before_its_draw(hand, "win")
 
 
 def test_passed_win_higher_allows_a_strictly_higher_win():

@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 
 from tests.support.cli import run_cli
-from tests.support.experiments import SEED, SMALL, assert_close
+from tests.support.experiments import SEED, SMALL, assert_close, assert_refused
 from experiments import SHIPPED, load_spec
 from experiments.duplicate import scores, seat_nets
 from simcore.runs.analysis import Z95
@@ -362,14 +362,7 @@ def test_bad_spec_one_line_error_exit_2(tmp_path, case):
     if case == "baseline":
         text = GOOD.replace('field = "efficient"', 'field = "efficient"\nbaseline = "c"')
         needle = "baseline: 'c' is not an arm"
-    path = tmp_path / f"{case}.toml"
-    path.write_text(text)
-    res = run_cli("experiment", "run", path, "--out", tmp_path / "out", expect=2)
-    out = res.output
-    assert out.startswith("Error: ") and out.count("\n") == 1, out
-    assert needle in out, out
-    assert str(path) in out
-    assert not (tmp_path / "out").exists()
+    assert_refused(tmp_path, case, text, needle)
 
 
 def test_bad_names_and_dirs_are_one_line(tmp_path):

@@ -13,7 +13,7 @@ import pytest
 
 from tests.support import duplicate_oracle
 from tests.support.cli import run_cli
-from tests.support.experiments import assert_close
+from tests.support.experiments import assert_close, assert_refused
 from experiments import parse_spec
 from experiments.duplicate import comparison, scores
 from experiments.execute import read_manifest
@@ -240,9 +240,5 @@ def test_bad_sweep_is_one_line_exit_2(tmp_path, case):
     text = HEAD + body
     if case == "baseline":
         text = text.replace('field = "efficient"', 'field = "efficient"\nbaseline = "p"')
-    path = tmp_path / f"{case}.toml"
-    path.write_text(text)
-    out = run_cli("experiment", "run", path, "--out", tmp_path / "out", expect=2).output
-    assert out.startswith(f"Error: {path}: ") and out.count("\n") == 1, out
-    assert needle in out, out
-    assert not (tmp_path / "out").exists()
+    out = assert_refused(tmp_path, case, text, needle)
+    assert out.startswith(f"Error: {tmp_path / case}.toml: "), out

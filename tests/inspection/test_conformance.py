@@ -16,6 +16,7 @@ from simcore.contract import records as rec
 from simcore.inspection.conformance import MIN_EACH, check_spec
 from simcore.inspection.situations import builder, play_steered, steered
 from strategies.registry import EXCHANGE, PLAY, VOID
+from tests.support.bots import write_bots
 
 pytestmark = pytest.mark.slow  # every test here takes seconds (see conftest.py)
 
@@ -78,9 +79,7 @@ PICKY = textwrap.dedent('''
 
 @pytest.fixture(scope="module")
 def picky(tmp_path_factory):
-    path = tmp_path_factory.mktemp("picky") / "picky.py"
-    path.write_text(PICKY)
-    return path
+    return write_bots(tmp_path_factory.mktemp("picky"), "picky", PICKY)
 
 
 @pytest.mark.parametrize("situation", rec.SITUATIONS)
@@ -153,9 +152,7 @@ MISBEHAVING = textwrap.dedent('''
 
 @pytest.fixture(scope="module")
 def bots(tmp_path_factory):
-    path = tmp_path_factory.mktemp("bots") / "bots.py"
-    path.write_text(MISBEHAVING)
-    return path
+    return write_bots(tmp_path_factory.mktemp("bots"), "bots", MISBEHAVING)
 
 
 def test_scratch_writes_are_allowed(bots):

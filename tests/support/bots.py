@@ -58,9 +58,10 @@ BOTS = textwrap.dedent('''
 ''')
 
 
-def write_bots(folder, name: str = "bots"):
-    """The bots as ``folder/name.py`` (a name is compiled and cached once per process: give each test its own)."""
+def write_bots(folder, name: str = "bots", text: str = BOTS):
+    """Strategy file ``folder/name.py`` (the bots above unless ``text``); a name is compiled and
+    cached once per process: give each test its own."""
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{name}.py"
-    path.write_text(BOTS)
+    path.write_text(text)
     return path

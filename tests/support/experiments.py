@@ -21,6 +21,18 @@ def make_small_experiments(root: Path) -> Path:
     return root
 
 
+def assert_refused(tmp_path, name: str, text: str, needle: str) -> str:
+    """``sichuan experiment run`` of the spec ``text`` (written as ``name.toml``) exits 2 with one
+    line ``Error: ...`` naming the spec file and holding ``needle``, and writes nothing."""
+    path = tmp_path / f"{name}.toml"
+    path.write_text(text)
+    out = run_cli("experiment", "run", path, "--out", tmp_path / "out", expect=2).output
+    assert out.startswith("Error: ") and out.count("\n") == 1, out
+    assert needle in out and str(path) in out, out
+    assert not (tmp_path / "out").exists()
+    return out
+
+
 def assert_close(got, want, where=""):
     """Equal, floats to 1e-9 relative; dicts and lists item by item (``where`` names the item)."""
     if isinstance(want, dict):
