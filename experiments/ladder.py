@@ -34,7 +34,7 @@ never won, discards = turns asked - self-drawn wins - own kongs - robbed added k
 hands (about a tenth in the battle presets, nearly all in blood flow, where every winner stays
 and is locked) are replayed with the engine's event log on (``simcore.engine.kernel.play_traced``, the
 same ``play_hand``) and their discards counted from the log; a replay's nets must equal the
-batch's, and its deal-ins those of the win rows. ``tests/test_ladder.py`` checks the counts
+batch's, and its deal-ins those of the win rows. ``tests/experiments/test_ladder.py`` checks the counts
 against a replay of every hand. Dealt-in discards come from the win rows: a discard win's
 ``(turn, from)`` names one discard (several winners on one tile are consecutive rows).
 """

@@ -64,7 +64,7 @@ def klass(tab, code):
 @nb.njit(cache=True, inline="always")
 def pair_class(tab, a, b):
     """Class of two suits combined; symmetric, as the shanten is symmetric in the three suits
-    (tests/test_fast_paths.py checks every class triple), so the fast paths below combine
+    (tests/contract/test_fast_paths.py checks every class triple), so the fast paths below combine
     whichever two suits stay fixed."""
     return np.int64(tab[nonneg(PAIR_OFF + a * STRIDE + b)])
 

@@ -404,10 +404,11 @@ def flush_suits_to_ignore(view):
     return NO_IGNORE
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False, inline="always")
 def answer(q, view, tab, mode, ignore):
     """The shanten players' answer: the turn by ``mode`` (GREEDY, EFFICIENT, DEFENSIVE), claims by
-    shanten, always rob; ``ignore`` (a mask of suits) for a flush."""
+    shanten, always rob; ``ignore`` (a mask of suits) for a flush. Inlined where it is called, so
+    each player's ``mode`` is a constant there again (measured: called, greedy lost 5-13%)."""
     if q == Q_TURN:
         return turn(tab, view, mode, ignore)
     if q == Q_CLAIM:

@@ -2,7 +2,7 @@
 
 Three references, none of them sharing code with the evaluator:
 * the ``mahjong`` package's regular-hand shanten (riichi, suited tiles only: the same shape rule),
-* ``tests/oracle.py``: brute force over targets and decompositions, written from RULES.md,
+* ``tests/support/hand_oracle.py``: brute force over targets and decompositions, written from RULES.md,
 * RULES.md: Fan patterns, its "Check against the documents" list, and RULES.md: Worked example.
 """
 

@@ -1,4 +1,4 @@
-"""Play is unchanged: every fingerprinted run (tests/fingerprints.py) gives the recorded digest
+"""Play is unchanged: every fingerprinted run (tests/support/fingerprints.py) gives the recorded digest
 of every column of every table. A change meant to change play re-records them
 (``python -m tests.fingerprints --record``) and says so in its commit."""
 

@@ -1,6 +1,6 @@
 """Sweeps in duplicate specs (an arm table with ``values``: one arm per value) and the duplicate
 report against any arm (``--vs ARM``), checked against the pandas oracle of
-tests/duplicate_oracle.py."""
+tests/support/duplicate_oracle.py."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The streamed summaries (shard by shard) equal the pandas implementation they replaced
-(tests/summary_oracle.py): counts and integer sums exactly, floats within 1e-9, for every
+(tests/support/summary_oracle.py): counts and integer sums exactly, floats within 1e-9, for every
 preset, in match mode, by strategy and by seat, from a run directory and from a loaded Run."""
 
 from __future__ import annotations

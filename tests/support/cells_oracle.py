@@ -1,4 +1,4 @@
-"""The cells report as computed before it streamed (the oracle of tests/test_experiments.py).
+"""The cells report as computed before it streamed (the oracle of tests/experiments/test_experiments.py).
 
 Per-cell statistics of a ``cells`` experiment: flower pigs, spread of net, matches, payments,
 fan patterns, how hands end (the last two written for the oracle, from whole tables with pandas).

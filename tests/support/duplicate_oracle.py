@@ -1,4 +1,4 @@
-"""The duplicate report as computed before it streamed (the oracle of tests/test_experiments.py).
+"""The duplicate report as computed before it streamed (the oracle of tests/experiments/test_experiments.py).
 
 Duplicate comparisons: per-wall scores of each arm and paired differences against a reference
 arm (the baseline, or any arm given as ``vs``).

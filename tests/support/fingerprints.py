@@ -2,7 +2,7 @@
 built-in play and policy under each preset, independent hands and match mode.
 
 A change that is not meant to change play must leave every recorded digest as it is
-(tests/test_fingerprints.py). Columns are digested by value (``to_pylist``), so a change of
+(tests/engine/test_fingerprints.py). Columns are digested by value (``to_pylist``), so a change of
 Parquet encoding or Arrow type that keeps the values keeps the digest; a new column is not
 compared until it is recorded.
 
