@@ -13,6 +13,7 @@ import tempfile
 import click
 
 from simcore.contract.messages import one_line as _one_line
+from simcore.contract.rules import PRESETS
 
 
 class ExperimentCliError(click.ClickException):
@@ -42,12 +43,16 @@ def _check_vs(spec, vs):
 def _run_and_report(spec, out, hands, seed, workers, width, as_json, quiet, vs=None):
     from experiments.execute import ExperimentError, run_experiment
     from experiments.report import build, dumps, format_text, save
+    from simcore.cli import exit_interrupted
+    from simcore.runs.runner import RunInterrupted
 
     _check_vs(spec, vs)
     try:
         run_experiment(spec, out, hands=hands, seed=seed, workers=workers, log=_log(quiet))
         rep = build(out, width=width, vs=vs)
         save(out, rep)
+    except RunInterrupted as exc:
+        exit_interrupted(exc, quiet)
     except ExperimentError as exc:
         raise ExperimentCliError(_one_line(exc)) from None
     click.echo(dumps(rep) if as_json else format_text(rep))
@@ -69,13 +74,30 @@ def experiment():
     """Run experiments from spec files and print their reports.
 
     \b
-    Shipped experiments (experiments/*.toml):
-        exchange        the exchange-three policies in duplicate, play and void fixed
-        void            the void-suit policies in duplicate
-        flower-pigs     flower-pig rate by void policy x play x rule preset
-        battle-vs-flow  spread and tails of net per hand and per match, battle vs flow
+    Shipped experiments (experiments/*.toml; `sichuan experiment list` gives their sizes):
+    {shipped}
     experiments/README.md documents the spec format.
     """
+
+
+def _shipped_table() -> str:
+    """Every shipped experiment with its spec's description (read as TOML only: help stays fast)."""
+    import textwrap
+    import tomllib
+
+    from .spec import SHIPPED, SPEC_DIR
+
+    lines = []
+    for name in SHIPPED:
+        with open(SPEC_DIR / f"{name}.toml", "rb") as f:
+            text = tomllib.load(f).get("description", "")
+        wrapped = textwrap.wrap(text, 70)
+        lines.append(f"    {name:<19} {wrapped[0] if wrapped else ''}")
+        lines += [" " * 24 + w for w in wrapped[1:]]
+    return "\n".join(lines)
+
+
+experiment.help = experiment.help.replace("    {shipped}", _shipped_table())
 
 
 @experiment.command("run")
@@ -147,7 +169,7 @@ def list_cmd():
 @click.argument("a", metavar="A")
 @click.argument("b", metavar="B")
 @click.option("--rules", "rules_spec", default=None, metavar="PRESET|FILE.toml",
-              help="Rule set: battle (default), flow, chengdu, kawu, or a rule file.")
+              help=f"Rule set: {', '.join(PRESETS)} (battle by default), or a rule file.")
 @click.option("--set", "sets", multiple=True, metavar="KEY=VALUE", help="Override one rule option; repeatable.")
 @click.option("--hands", "hands", type=click.IntRange(min=1), default=20_000, show_default=True,
               help="Walls: each is played by A in all four rotations and by the all-B table.")
@@ -211,7 +233,8 @@ def compare(a, b, rules_spec, sets, hands, seed, out, workers, width, as_json, q
               help="Rule presets, each a ladder of its own.")
 @click.option("--walls", type=int, default=20_000, show_default=True,
               help="Walls a cell: hands 0..walls-1 of every table (the same walls for every play and field).")
-@click.option("--seed", type=int, default=1, show_default=True)
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
+              help="Run seed: every cell plays walls 0..N-1 of it (the bench measures at --seed 1).")
 @click.option("--threads", type=int, default=None, help="Numba threads [default: all cores]; results do not depend on it.")
 @click.option("--focus", default=None, metavar="PLAY[,PLAY...]",
               help="Plays whose paired differences against every other play the report shows, per preset and field "

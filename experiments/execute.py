@@ -179,7 +179,7 @@ def _check_seats(runs: list[PlannedRun]) -> None:
 def run_experiment(spec: Spec, out, hands: int | None = None, seed: int | None = None, workers: int | None = None,
                    log: Callable[[str], None] | None = None) -> dict:
     """Play every missing run of the experiment into ``out``; returns the manifest."""
-    from simcore.runs.runner import RunError, cpu_count, run
+    from simcore.runs.runner import RunError, RunInterrupted, cpu_count, run
     from strategies.registry import StrategyError
 
     hands = spec.hands if hands is None else int(hands)
@@ -217,6 +217,8 @@ def run_experiment(spec: Spec, out, hands: int | None = None, seed: int | None =
                                                   mp_context=multiprocessing.get_context("spawn"))
                 try:
                     m = run(exp_dir / p.reldir, p.config, workers=workers, executor=pool if multi else None)
+                except RunInterrupted:
+                    raise  # Ctrl-C: the command says so in its own line
                 except (RunError, StrategyError) as exc:
                     raise ExperimentError(f"{p.label}: {exc}") from None
                 if log:

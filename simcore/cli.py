@@ -32,12 +32,7 @@ class CliError(click.ClickException):
 
 # -- shared rule options ------------------------------------------------------------------
 
-PRESETS_HELP = (
-    "Presets: battle (blood battle, the default: a winner leaves the hand), "
-    "flow (blood flow: a winner stays, locked), "
-    "chengdu (battle with a 6-fan cap, limit hands, pig pays the cap to winners and ready seats), "
-    "kawu (battle with no exchange, 5-fan cap, passed-win lock)."
-)
+PRESETS_HELP = "Presets: " + "; ".join(f"{name} ({text})" for name, text in rules_mod.PRESET_SUMMARY.items()) + "."
 TOML_HELP = (
     'A FILE.toml holds base = "kawu" (any preset; battle if omitted) plus options by '
     "the same names as --set, e.g. fan_cap = 5 and exchange = false."
@@ -154,10 +149,13 @@ class CommandsWithPlugins(click.Group):
 def main():
     """Monte Carlo simulator of Sichuan mahjong (blood battle and blood flow).
 
-    The rules are a rule set: one of four presets (battle, flow, chengdu, kawu), with any
-    option overridden by --set KEY=VALUE or a TOML file. Run `sichuan rules` to see every
-    option, and `sichuan COMMAND --help` for each command.
+    The rules are a rule set: one of the presets ({presets}), with any option overridden by
+    --set KEY=VALUE or a TOML file. Run `sichuan rules` to see every option, and
+    `sichuan COMMAND --help` for each command.
     """
+
+
+main.help = main.help.replace("{presets}", ", ".join(rules_mod.PRESETS))
 
 
 @main.command("rules")
@@ -171,17 +169,10 @@ def main():
 def rules_cmd(spec, rules_spec, sets, as_json, as_toml, diff):
     """Print every option of a rule set, or (--diff A B) the options two rule sets differ in.
 
-    PRESET is battle (default), flow, chengdu, kawu or tfmj; FILE.toml is a rule file.
+    PRESET is one of the presets below (battle by default); FILE.toml is a rule file.
 
     \b
-    battle   blood battle: a winner leaves; the hand ends when three have won
-    flow     blood flow: a winner stays (locked) until the wall is exhausted
-    chengdu  battle, 6-fan cap, limit hands, the pig pays the cap to winners
-             and ready seats, the discard after a kong pays for all
-    kawu     battle, no exchange, 5-fan cap, passed-win lock, no self-draw bonus
-    tfmj     the 2024 competition standard: battle, no exchange, 3-fan cap, call
-             transfer, shoot after a kong 1 fan, passed-win lock with higher wins
-             allowed, added kongs only from the drawn tile, no pig penalty
+    {preset_table}
 
     \b
     A rule file names its base preset and the options it changes:
@@ -227,6 +218,21 @@ def rules_cmd(spec, rules_spec, sets, as_json, as_toml, diff):
         click.echo(rules_table(rules))
 
 
+def _preset_table() -> str:
+    """The presets, a name and its summary a line, wrapped under the summary's column."""
+    import textwrap
+
+    lines = []
+    for name, text in rules_mod.PRESET_SUMMARY.items():
+        wrapped = textwrap.wrap(text, 72)
+        lines.append(f"{name:<8} {wrapped[0]}")
+        lines += [" " * 9 + w for w in wrapped[1:]]
+    return "\n    ".join(lines)
+
+
+rules_cmd.help = rules_cmd.help.replace("{preset_table}", _preset_table())
+
+
 # -- seats and hands --------------------------------------------------------------------------
 
 SEATS_HELP = (
@@ -255,6 +261,15 @@ def resolve_seats(spec, to_play=False) -> list:
 
         warm([",".join(s.canonical for s in seats)])  # the child takes the seats as text
     return seats
+
+
+def exit_interrupted(exc: BaseException, quiet: bool = False):
+    """Ctrl-C stopped a run: its one line (how many chunks are complete, how to resume) and exit
+    status 130, not a traceback or "Aborted!"."""
+    import sys
+
+    click.echo(("\n" if not quiet and sys.stderr.isatty() else "") + _one_line(exc), err=True)
+    sys.exit(130)
 
 
 def parse_hand_range(text: str) -> list[int]:
@@ -509,11 +524,8 @@ def simulate_cmd(rules_spec, sets, n_hands, n_matches, seed, seats_spec, out, wo
     try:
         manifest = run(out, cfg, workers=workers, check=check, progress=None if quiet else _progress_printer("simulate"),
                        executor_kind="dask" if scheduler else executor_kind, scheduler=scheduler)
-    except RunInterrupted as exc:  # Ctrl-C: one line, not a traceback or "Aborted!"
-        import sys
-
-        click.echo(("\n" if not quiet and sys.stderr.isatty() else "") + _one_line(exc), err=True)
-        sys.exit(130)
+    except RunInterrupted as exc:
+        exit_interrupted(exc, quiet)
     except RunError as exc:
         raise CliError(_one_line(exc)) from None
     if not quiet:

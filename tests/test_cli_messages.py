@@ -1,5 +1,5 @@
-"""What a new user meets in the first hour (issue 16, items 4 and 5): reports that say what they
-count, Ctrl-C that stops at once and resumes exactly, and messages that name the fix."""
+"""What a user meets at the command line: reports that say what they count, Ctrl-C that stops at
+once and resumes exactly, messages that name the fix, and help whose lists are complete."""
 
 from __future__ import annotations
 
@@ -8,24 +8,17 @@ import os
 import re
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
-from click.testing import CliRunner
 
 from simcore.runs import shards as rio
 from simcore.contract import rules as R
-from simcore.cli import main
 from simcore.contract.rules import RuleError
+from tests.support.cli import SICHUAN, invoke
 
-SICHUAN = [sys.executable, "-m", "simcore.cli"]
-
-
-def invoke(*args):
-    return CliRunner().invoke(main, [str(a) for a in args])
 
 
 def one_line_error(res, code: int = 2) -> str:
@@ -166,6 +159,18 @@ def test_ctrl_c_stops_without_finishing_the_chunks_in_play(tmp_path, workers, de
 
 
 @pytest.mark.slow
+def test_ctrl_c_stops_an_experiment_as_it_stops_a_run(tmp_path):
+    """``sichuan compare`` (an experiment) interrupted: the run's one line, exit status 130."""
+    out = tmp_path / "cmp"
+    cmd = SICHUAN + ["compare", "expert", "efficient", "--hands", "400000", "--workers", "1", "--out", str(out), "-q"]
+    res, took = _interrupt(cmd, out, lambda: any(out.rglob("run.json")))
+    assert res.returncode == 130, res.stderr
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("interrupted: ") and "run the same command again" in lines[0]
+    assert took < 15
+
+
+@pytest.mark.slow
 def test_ctrl_c_then_resume_gives_the_same_run_and_reports_this_sessions_hands(tmp_path):
     out, ref = tmp_path / "r", tmp_path / "ref"
     args = ["simulate", "--seats", "expert", "--hands", "40000", "--chunk-hands", "400", "--workers", "1"]
@@ -236,3 +241,48 @@ def test_unknown_names_suggest_the_closest(args, hint):
 def test_no_suggestion_for_a_name_like_none():
     line = one_line_error(invoke("rules", "--set", "zzz=1"))
     assert "did you mean" not in line and "unknown option 'zzz'" in line
+
+
+# -- lists in --help come from the tables they list --------------------------------------------
+
+@pytest.mark.parametrize("command", [[], ["rules"], ["simulate"], ["trace"], ["compare"], ["experiment", "run"],
+                                     ["ladder"], ["analyze"]])
+def test_every_help_that_lists_presets_lists_them_all(command):
+    text = " ".join(invoke(*command, "--help").output.split())
+    if "preset" not in text.lower() or "kawu" not in text:
+        return  # the command names no presets at all
+    missing = [p for p in R.PRESETS if p not in text]
+    assert not missing, f"sichuan {' '.join(command)} --help omits {missing}"
+
+
+def test_experiment_help_lists_every_shipped_experiment():
+    from experiments.spec import SHIPPED
+
+    text = invoke("experiment", "--help").output
+    assert all(name in text for name in SHIPPED), [n for n in SHIPPED if n not in text]
+
+
+def test_every_commands_default_seed_is_zero():
+    """A seed left out is 0 everywhere (an experiment's is its spec's), so a figure reproduces
+    from the command alone."""
+    import click
+
+    from simcore.cli import main
+
+    ctx = click.Context(main)
+    found = {}
+
+    def walk(group, prefix):
+        for name in group.list_commands(ctx):
+            cmd = group.get_command(ctx, name)
+            if isinstance(cmd, click.Group):
+                walk(cmd, prefix + [name])
+            for p in cmd.params:
+                if p.name == "seed":
+                    found[" ".join(prefix + [name])] = p.default
+
+    walk(main, [])
+    assert {"simulate", "trace", "analyze", "compare", "ladder", "experiment run"} <= set(found)
+    assert all(v in (0, None) for v in found.values()), found
+    help_text = " ".join(invoke("trace", "--help").output.split()) + " ".join(invoke("analyze", "--help").output.split())
+    assert help_text.count("[default: 0]") >= 2

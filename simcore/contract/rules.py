@@ -19,6 +19,18 @@ from simcore.contract.messages import did_you_mean
 
 PRESETS = ("battle", "flow", "chengdu", "kawu", "tfmj")
 DEFAULT_PRESET = "battle"
+# What each preset is, in a line: every list of presets in help and messages is made from this.
+PRESET_SUMMARY = {
+    "battle": "blood battle, the default: a winner leaves; the hand ends when three have won",
+    "flow": "blood flow: a winner stays, locked, until the wall is exhausted",
+    "chengdu": "battle, 6-fan cap, limit hands, the pig pays the cap to winners and ready seats, "
+               "the discard after a kong pays for all",
+    "kawu": "battle, no exchange, 5-fan cap, passed-win lock, no self-draw bonus",
+    "tfmj": "the 2024 competition standard: battle, no exchange, 3-fan cap, call transfer, shoot after a "
+            "kong 1 fan, passed-win lock with higher wins allowed, added kongs only from the drawn tile, "
+            "no pig penalty",
+}
+assert tuple(PRESET_SUMMARY) == PRESETS
 
 VARIANTS = ("battle", "flow")
 PIG_PAYS = ("non_pigs", "remaining", "winners_and_ready")
