@@ -112,7 +112,7 @@ def simulate(hands: int = 10_000, rules="battle", sets=None, seats: str | None =
 
 
 def replay(hands=0, rules="battle", sets=None, seats: str | None = None, seed: int = 0, run=None, events=None,
-           review: int | None = None, rollouts: int = 500, policy: str = "expert"):
+           review: int | None = None, rollouts: int = 500, policy: str = "expert", allow_changed_strategy: bool = False):
     """Replay hands in the viewer: returns a ``HandViewer`` that Jupyter displays inline and that
     ``.save("hand.html")`` writes as a page that works offline.
 
@@ -122,6 +122,7 @@ def replay(hands=0, rules="battle", sets=None, seats: str | None = None, seed: i
     seed. With ``events`` (TRACE.md events, or a path to a JSON Lines trace) those are shown.
     With ``review`` (a seat), each decision of that seat is judged by ``rollouts`` rollouts of
     ``policy`` and the page shows what every option was worth (``sichuan trace --review``).
+    ``allow_changed_strategy`` replays a run whose strategy files changed since (with a warning).
 
         >>> import simcore
         >>> simcore.replay(3, rules="flow", seed=1)          # in a notebook: the viewer
@@ -143,7 +144,7 @@ def replay(hands=0, rules="battle", sets=None, seats: str | None = None, seed: i
     if len(hands) > MAX_HANDS:
         raise ViewerError(f"{len(hands)} hands, but one page shows at most {MAX_HANDS}")
     if run is not None:
-        setups = hands_of_run(run, hands)
+        setups = hands_of_run(run, hands, allow_changed_strategy)
     else:
         from simcore.contract.rules import resolve
         from strategies.registry import parse_seats
@@ -156,7 +157,7 @@ def replay(hands=0, rules="battle", sets=None, seats: str | None = None, seed: i
 
 def analyze(run=None, hand: int = 0, seat: int = 0, decision: int | None = None, rollouts: int = 500,
             policy: str = "expert", rules="battle", sets=None, seats: str | None = None, seed: int = 0,
-            discards: int = 14, progress: bool = False):
+            discards: int = 14, progress: bool = False, allow_changed_strategy: bool = False):
     """Judge a seat's decisions in one hand by rollouts (``simcore.inspection.review.analyze``): a DataFrame,
     one row per candidate answer of each decision, with its mean net, 95% interval, gap to the
     best (paired) and whether the seat chose it. The same as ``sichuan analyze``.
@@ -166,4 +167,5 @@ def analyze(run=None, hand: int = 0, seat: int = 0, decision: int | None = None,
     """
     from simcore.inspection.review import analyze as _analyze
 
-    return _analyze(run, hand, seat, decision, rollouts, policy, rules, sets, seats, seed, discards, progress)
+    return _analyze(run, hand, seat, decision, rollouts, policy, rules, sets, seats, seed, discards, progress,
+                    allow_changed_strategy)

@@ -310,7 +310,11 @@ def rollout_options(f):
               help="With --format html: judge each decision of SEAT by rollouts (as `sichuan analyze`) and show "
                    "next to it what every option was worth, what the seat gave up, and the costliest decisions.")
 @rollout_options
-def trace_cmd(run_dir, rules_spec, sets, seed, hands, seats_spec, fmt, out, review_seat, rollouts, policy, discards):
+@click.option("--allow-changed-strategy", is_flag=True,
+              help="Replay a run's hands though a strategy file (or one it imports) changed since the run: "
+                   "one warning line, and the hands may differ from the run's.")
+def trace_cmd(run_dir, rules_spec, sets, seed, hands, seats_spec, fmt, out, review_seat, rollouts, policy, discards,
+              allow_changed_strategy):
     """Replay hands and print every event (docs/TRACE.md), or write them as a page to watch.
 
     Without RUN_DIR, hands are independent hands of the given rules, seats and seed: hand N is
@@ -349,7 +353,7 @@ def trace_cmd(run_dir, rules_spec, sets, seed, hands, seats_spec, fmt, out, revi
         if rules_spec is not None or sets or seed is not None or seats_spec is not None:
             raise CliError(ONLY_THE_RUNS_OWN)
         try:
-            setups = hands_of_run(run_dir, wanted)
+            setups = hands_of_run(run_dir, wanted, allow_changed_strategy)
         except (ValueError, OSError) as exc:
             raise CliError(_one_line(exc)) from None
     else:
@@ -619,7 +623,10 @@ def sql_cmd(run_dir, query, as_csv, as_json, max_rows):
 @rollout_options
 @seats_option
 @click.option("--format", "fmt", type=click.Choice(["text", "csv", "json"]), default="text", show_default=True)
-def analyze_cmd(run_dir, rules_spec, sets, seed, hand, seat, decision, rollouts, policy, discards, seats_spec, fmt):
+@click.option("--allow-changed-strategy", is_flag=True,
+              help="Judge a run's hand though a strategy file (or one it imports) changed since the run (a warning).")
+def analyze_cmd(run_dir, rules_spec, sets, seed, hand, seat, decision, rollouts, policy, discards, seats_spec, fmt,
+                allow_changed_strategy):
     """Judge a seat's decisions in one hand by playing the rest of the hand out many times.
 
     For each decision (or the K-th), every candidate answer with the seat's mean net from the
@@ -641,7 +648,7 @@ def analyze_cmd(run_dir, rules_spec, sets, seed, hand, seat, decision, rollouts,
         if run_dir is not None:
             if rules_spec is not None or sets or seed is not None or seats_spec is not None:
                 raise CliError(ONLY_THE_RUNS_OWN)
-            h = hand_setup(run=run_dir, hand=hand)
+            h = hand_setup(run=run_dir, hand=hand, allow_changed_strategy=allow_changed_strategy)
         else:
             h = hand_setup(hand=hand, rules=resolve_rules(rules_spec, sets), seats=resolve_seats(seats_spec),
                            seed=0 if seed is None else seed)

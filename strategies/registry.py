@@ -12,6 +12,7 @@ always carry the canonical full form, every declared parameter in declaration or
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import importlib.util
 import os
@@ -216,9 +217,77 @@ def user_file(name: str) -> Path:
     return Path(name.rpartition(":")[0]).expanduser().resolve()
 
 
+def _imports_by_name(tree) -> bool:
+    """Does the module import by computed name (``importlib.import_module``, ``__import__``), which
+    its import statements cannot show?"""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            f = node.func
+            if (isinstance(f, ast.Name) and f.id in ("__import__", "import_module")) or \
+                    (isinstance(f, ast.Attribute) and f.attr in ("import_module", "__import__")):
+                return True
+    return False
+
+
+def user_dependencies(path: Path) -> list[Path]:
+    """The files a strategy file's results depend on: itself and the modules of its folder it
+    imports (``import helper``, ``from helper import x``, a package folder beside it), followed
+    through their own imports. A file that imports by computed name, or that does not parse,
+    depends on every ``.py`` file of the folder (what a run recorded before it knew this)."""
+    path = Path(path)
+    folder = path.parent
+    every = sorted(folder.glob("*.py"))
+    seen: list[Path] = []
+    todo = [path]
+    while todo:
+        f = todo.pop()
+        if f in seen:
+            continue
+        seen.append(f)
+        try:
+            tree = ast.parse(f.read_text(encoding="utf-8"))
+        except (SyntaxError, UnicodeDecodeError, OSError):
+            return sorted(set(every) | {path})
+        if _imports_by_name(tree):
+            return sorted(set(every) | {path})
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module]
+            else:
+                continue
+            for name in names:
+                top = name.split(".")[0]
+                if (folder / f"{top}.py").is_file():
+                    todo.append(folder / f"{top}.py")
+                elif (folder / top / "__init__.py").is_file():
+                    todo.extend(sorted((folder / top).rglob("*.py")))
+    return sorted(seen)
+
+
+def _content_hash(path: Path) -> str:
+    return hashlib.blake2b(path.read_bytes(), digest_size=12).hexdigest()
+
+
+def user_file_hashes(path: Path) -> dict[str, str]:
+    """{absolute path: hash} of each file a strategy file depends on (``user_dependencies``)."""
+    return {str(f.resolve()): _content_hash(f) for f in user_dependencies(path)}
+
+
 def user_file_hash(path: Path) -> str:
-    """A hash of a strategy file and the ``.py`` files beside it (which it may import): what the
-    compiled code and the run's results depend on."""
+    """One hash of a strategy file and what it depends on: it names the file's numba cache
+    folder, and a run records it beside the per-file hashes."""
+    h = hashlib.blake2b(digest_size=12)
+    for name, digest in sorted(user_file_hashes(path).items()):
+        h.update(Path(name).relative_to(Path(path).resolve().parent).as_posix().encode())
+        h.update(digest.encode())
+    return h.hexdigest()
+
+
+def legacy_file_hash(path: Path) -> str:
+    """The hash runs written before per-file hashes recorded: the file and every ``.py`` file
+    beside it."""
     h = hashlib.blake2b(digest_size=12)
     for f in [path] + sorted(p for p in path.parent.glob("*.py") if p != path):
         h.update(f.name.encode())
@@ -227,15 +296,51 @@ def user_file_hash(path: Path) -> str:
 
 
 def user_files(seats) -> dict[str, str]:
-    """{absolute path: hash} of every user strategy file the seats name."""
+    """{absolute path: hash of it and its dependencies} of every user strategy file the seats name."""
     out = {}
+    for path in _user_paths_of(seats):
+        out[str(path)] = user_file_hash(path) if path.is_file() else "missing"
+    return out
+
+
+def user_file_deps(seats) -> dict[str, dict[str, str]]:
+    """{absolute path: {dependency: hash}} of every user strategy file the seats name."""
+    return {str(path): user_file_hashes(path) if path.is_file() else {} for path in _user_paths_of(seats)}
+
+
+def _user_paths_of(seats) -> list[Path]:
+    out = []
     for seat in seats:
         for kind in KINDS:
             name = getattr(seat, kind)
-            if _is_user(name):
-                path = user_file(name)
-                out[str(path)] = user_file_hash(path) if path.is_file() else "missing"
+            if _is_user(name) and user_file(name) not in out:
+                out.append(user_file(name))
     return out
+
+
+class StrategyChanged(StrategyError):
+    """A strategy file (or a file it imports) differs from what a run recorded."""
+
+
+def changed_strategy_file(path: str, recorded_hash: str, recorded_deps: dict | None) -> str | None:
+    """What changed of a strategy file since a run recorded it: None if nothing, else one line
+    naming the file that changed (the strategy file itself or one it imports). Runs written
+    before per-file hashes compare the file and its whole folder, as they did."""
+    file = Path(path)
+    if not file.is_file():
+        return f"strategy file {path} no longer exists"
+    if recorded_deps is None:
+        if legacy_file_hash(file) != recorded_hash:
+            return f"strategy file {path} or a .py file beside it changed since the run"
+        return None
+    now = user_file_hashes(file)
+    for dep in sorted(set(now) | set(recorded_deps)):
+        if now.get(dep) != recorded_deps.get(dep):
+            what = ("is new" if dep not in recorded_deps else "no longer exists" if dep not in now
+                    else "changed")
+            return (f"{dep}, which strategy file {path} imports, {what} since the run" if dep != str(file.resolve())
+                    else f"strategy file {path} changed since the run")
+    return None
 
 
 def map_user_paths(spec: str, fn) -> str:

@@ -170,11 +170,12 @@ def review(hand: RunHand, seat: int, rollouts: int = 500, policy: str = "expert"
             "decisions": decisions, "lost": sum(d["lost"] for d in decisions)}
 
 
-def hand_setup(run=None, hand: int = 0, rules="battle", sets=None, seats=None, seed: int = 0) -> RunHand:
+def hand_setup(run=None, hand: int = 0, rules="battle", sets=None, seats=None, seed: int = 0,
+               allow_changed_strategy: bool = False) -> RunHand:
     """Hand ``hand`` of a run directory (its own rules, seats, seed, dealer and scores), or of the
     given rules, seats and seed (dealt by hand mod 4, as ``sichuan trace`` plays it)."""
     if run is not None:
-        return hands_of_run(run, [hand])[0]
+        return hands_of_run(run, [hand], allow_changed_strategy)[0]
     from simcore.contract.rules import resolve
 
     return independent_hands(resolve(rules, sets), _seat_specs(seats), seed, [hand])[0]
@@ -204,7 +205,7 @@ def review_hands(setups: list[RunHand], traced, seat: int, rollouts: int = 500, 
 
 def analyze(run=None, hand: int = 0, seat: int = 0, decision: int | None = None, rollouts: int = 500,
             policy: str = "expert", rules="battle", sets=None, seats=None, seed: int = 0, discards: int = 14,
-            progress: bool = False):
+            progress: bool = False, allow_changed_strategy: bool = False):
     """Judge seat ``seat``'s decisions in one hand by rollouts: a DataFrame with one row per
     candidate answer of each decision (or of decision ``decision``, counted from 0 over the
     questions where the seat had a choice), best first within a decision: ``mean`` net for the seat
@@ -212,13 +213,14 @@ def analyze(run=None, hand: int = 0, seat: int = 0, decision: int | None = None,
     ``gap`` to the best candidate with a paired 95% interval (``gap_lo``, ``gap_hi``); ``chosen``,
     the seat's actual answer; ``event``, the index in the hand's trace of the first event after
     the decision (the decision is taken at the table shown after event ``event - 1``). Every seat of a rollout follows ``policy``.
+    ``allow_changed_strategy`` judges a run's hand though a strategy file changed since (a warning).
 
         >>> import simcore
         >>> simcore.analyze(hand=3, seat=0, decision=0, rollouts=1000)   # the exchange of hand 3
     """
     import pandas as pd
 
-    h = hand_setup(run, hand, rules, sets, seats, seed)
+    h = hand_setup(run, hand, rules, sets, seats, seed, allow_changed_strategy)
     show = None
     if progress:
         def show(k, p):

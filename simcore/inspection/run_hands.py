@@ -6,6 +6,7 @@ here."""
 from __future__ import annotations
 
 import os
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,12 +23,13 @@ def _rows_of_hand(run_dir: Path, table: str, g: int, columns):
     return load(run_dir, tables=[table], columns={table: columns}, filter=pc.field("hand") == g)[table].to_dict("records")
 
 
-def _loadable_seats(run_dir: Path, manifest: dict, seats) -> list[str]:
+def _loadable_seats(run_dir: Path, manifest: dict, seats, allow_changed_strategy: bool = False) -> list[str]:
     """The run's seats with each user strategy file at the absolute path the run recorded, so a
-    trace works from any directory; refused when a file (or a .py file beside it) changed, since
-    the trace would not be the run's hand. Older runs recorded only {absolute path: hash}: a
-    relative path is matched to the one recorded path that ends with it."""
-    from strategies.registry import map_user_paths, user_file_hash
+    trace works from any directory; refused when a file it depends on changed, since the trace
+    would not be the run's hand (with ``allow_changed_strategy``, one warning line instead). Older
+    runs recorded only {absolute path: hash}: a relative path is matched to the one recorded path
+    that ends with it."""
+    from strategies.registry import changed_strategy_file, map_user_paths
 
     paths = manifest.get("strategy_paths") or {}
     files = manifest.get("strategy_files") or {}
@@ -42,11 +44,16 @@ def _loadable_seats(run_dir: Path, manifest: dict, seats) -> list[str]:
         return found[0] if len(found) == 1 else path
 
     out = [map_user_paths(s, where) for s in seats]
+    deps = manifest.get("strategy_deps")
     for path, digest in files.items():
-        now = user_file_hash(Path(path)) if Path(path).is_file() else "missing"
-        if now != digest:
-            what = "no longer exists" if now == "missing" else "or a .py file beside it changed since the run"
-            raise ValueError(f"strategy file {path} of {run_dir} {what}, so a trace would not replay the run's hands")
+        changed = changed_strategy_file(path, digest, None if deps is None else deps.get(path, {}))
+        if changed and not allow_changed_strategy:
+            raise ValueError(f"{run_dir}: {changed}, so a replay would not be the run's hands "
+                             "(--allow-changed-strategy replays it anyway)")
+        if changed and Path(path).is_file():
+            print(f"warning: {changed}; the replay may differ from the run", file=sys.stderr)
+        elif changed:
+            raise ValueError(f"{run_dir}: {changed}")
     return out
 
 
@@ -109,14 +116,15 @@ def independent_hands(rules, seats, seed: int, hands) -> list[RunHand]:
     return [RunHand(rules, players, names, seed, int(g), int(g) % 4, [0, 0, 0, 0]) for g in hands]
 
 
-def hands_of_run(run_dir, hands) -> list[RunHand]:
-    """The replay set-up of hands of a run (in match mode, the dealer and scores it recorded)."""
+def hands_of_run(run_dir, hands, allow_changed_strategy: bool = False) -> list[RunHand]:
+    """The replay set-up of hands of a run (in match mode, the dealer and scores it recorded);
+    ``allow_changed_strategy`` replays a run whose strategy files changed, with a warning."""
     run_dir = Path(run_dir)
     manifest = rio.read_manifest(run_dir)
     from strategies.registry import parse_seats, seat_functions
 
     names = list(manifest["config"]["seats"])  # the seats as the run recorded them
-    seats = parse_seats(",".join(_loadable_seats(run_dir, manifest, names)))
+    seats = parse_seats(",".join(_loadable_seats(run_dir, manifest, names, allow_changed_strategy)))
     cfg = RunConfig.from_json(manifest["config"], seats=seats)
     fns = seat_functions(seats)
     out: list[RunHand] = []
@@ -136,9 +144,9 @@ def hands_of_run(run_dir, hands) -> list[RunHand]:
     return out
 
 
-def traced_hands_of_run(run_dir, hands) -> list[TracedHand]:
+def traced_hands_of_run(run_dir, hands, allow_changed_strategy: bool = False) -> list[TracedHand]:
     """Traces of hands of a run; they equal the run's rows for those hands."""
-    return [h.trace(run_dir) for h in hands_of_run(run_dir, hands)]
+    return [h.trace(run_dir) for h in hands_of_run(run_dir, hands, allow_changed_strategy)]
 
 
 __all__ = ["RunHand", "hands_of_run", "independent_hands", "parse_hands", "traced_hands_of_run"]

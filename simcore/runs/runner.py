@@ -285,6 +285,14 @@ def _strategy_files(cfg: RunConfig) -> dict[str, str]:
     return user_files(cfg.seats)
 
 
+def _strategy_deps(cfg: RunConfig) -> dict[str, dict[str, str]]:
+    """{absolute path: {file it depends on: hash}} of the run's user strategy files: a refusal
+    names the file that changed."""
+    from strategies.registry import user_file_deps
+
+    return user_file_deps(cfg.seats)
+
+
 def _strategy_paths(cfg: RunConfig) -> dict[str, str]:
     """{path as the seats give it: absolute path} of the run's user strategy files, so its hands
     can be traced from any directory (``simcore.inspection.run_hands``)."""
@@ -323,10 +331,14 @@ def _check_existing(d: ManagedDir, cfg: RunConfig) -> dict | None:
                 what += f" ({', '.join(diff)} differ)" if diff else ""
             raise RunError(f"{run_dir} holds a run with {what}; use a new --out directory "
                            f"(`sichuan summarize {run_dir}` shows the run's configuration)")
-    changed = [p for p, h in (old.get("strategy_files") or {}).items() if _strategy_files(cfg).get(p) != h]
-    if changed:
-        raise RunError(f"{run_dir} was played with another version of {changed[0]} (it or a .py file beside it "
-                       "changed since), so its results would differ; use a new --out directory")
+    from strategies.registry import changed_strategy_file
+
+    deps = old.get("strategy_deps")
+    for path, digest in (old.get("strategy_files") or {}).items():
+        changed = changed_strategy_file(path, digest, None if deps is None else deps.get(path, {}))
+        if changed:
+            raise RunError(f"{run_dir} cannot be resumed or extended: {changed}, so its results would differ; "
+                           "use a new --out directory")
     old_n = int(old["config"]["n"])
     if cfg.n < old_n:
         unit = "matches" if cfg.match_mode else "hands"
@@ -489,6 +501,7 @@ def run(run_dir: str | os.PathLike, cfg: RunConfig, workers: int | None = None, 
             "hands_per_match": cfg.rules.hands_per_match if cfg.match_mode else None,
             "chunks": len(chunks),
             "strategy_files": _strategy_files(cfg),
+            "strategy_deps": _strategy_deps(cfg),
             "strategy_paths": _strategy_paths(cfg),
             "complete": not todo,
             "timings": d.timings(old),
