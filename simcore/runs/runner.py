@@ -17,7 +17,7 @@ import os
 import queue
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable
 
@@ -49,6 +49,7 @@ class RunConfig:
     mode: str                       # "hands" or "matches"
     n: int                          # hands, or matches in match mode
     chunk_hands: int = DEFAULT_CHUNK_HANDS
+    names: tuple | None = None      # the seats' text as a run recorded it (a resume keeps writing it)
 
     def __post_init__(self):
         if any(isinstance(s, str) for s in self.seats):  # text from an edge (a spec file, a test)
@@ -62,8 +63,9 @@ class RunConfig:
 
     @property
     def seat_names(self) -> tuple[str, ...]:
-        """The seats' canonical specs: what run.json, the Parquet tables and messages record."""
-        return tuple(s.canonical for s in self.seats)
+        """The seats' text as run.json, the Parquet tables and messages record it: their
+        canonical specs, or what the run being resumed recorded for the same strategies."""
+        return tuple(self.names) if self.names else tuple(s.canonical for s in self.seats)
 
     @property
     def match_mode(self) -> bool:
@@ -308,6 +310,53 @@ def _read_manifest(run_dir: Path) -> dict:
         raise RunError(str(exc)) from None
 
 
+def _seat_identity(text: str, absolute) -> list[str]:
+    """A seat's parts (play, exchange=..., void=...) with each user file by its absolute path
+    (``absolute(path as given)``): what the seat plays, whatever directory names it."""
+    from strategies.registry import map_user_paths, split_top
+
+    return [p.strip() for p in split_top(map_user_paths(text, absolute), "+", "seat spec")]
+
+
+def _check_same_seats(run_dir: Path, old: dict, cfg: RunConfig) -> None:
+    """The seats of the run in ``run_dir`` are the same strategies as ``cfg``'s (user files by
+    their resolved path, parameters by value); else one line naming the seat, the part and both
+    values. Files' contents are compared apart (``registry.changed_strategy_file``)."""
+    recorded = list(old.get("config", {}).get("seats") or [])
+    paths = old.get("strategy_paths") or {}
+    files = old.get("strategy_files") or {}
+
+    def theirs_abs(path: str) -> str:
+        if path in paths:
+            return paths[path]
+        if Path(path).expanduser().is_absolute():
+            return str(Path(path).expanduser())
+        tail = os.sep + os.path.normpath(path)
+        found = [p for p in files if p.endswith(tail)]
+        return found[0] if len(found) == 1 else path
+
+    def mine_abs(path: str) -> str:
+        return str(Path(path).expanduser().resolve())
+
+    mine = [s.canonical for s in cfg.seats]
+    if len(recorded) != 4:
+        raise RunError(f"{run_dir} holds a run whose seats cannot be read; use a new --out directory")
+    for seat, (a, b) in enumerate(zip(recorded, mine)):
+        ours, them = _seat_identity(b, mine_abs), _seat_identity(a, theirs_abs)
+        if ours == them:
+            continue
+        for part, (x, y) in enumerate(zip(them, ours)):
+            if x != y:
+                what = ("play", "exchange", "void")[part] if len(them) == len(ours) == 3 else "strategy"
+                raise RunError(f"{run_dir} holds a run with different seats: seat {seat}'s {what} is "
+                               f"{_short(_seat_identity(a, str)[part])} there, {_short(_seat_identity(b, str)[part])} "
+                               "now; use a new --out directory")
+
+
+def _short(text: str, limit: int = 60) -> str:
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
 def _check_existing(d: ManagedDir, cfg: RunConfig) -> dict | None:
     """The existing manifest, after checking it describes the same run (or None if new)."""
     run_dir = d.path
@@ -321,7 +370,8 @@ def _check_existing(d: ManagedDir, cfg: RunConfig) -> dict | None:
         defaults = RuleSet().options()
         theirs["rules"] = dict(theirs["rules"], options={**{k: defaults[k] for k in mine["rules"]["options"]
                                                             if k in defaults}, **theirs["rules"]["options"]})
-    for key in ("rules", "seats", "seed", "mode", "chunk_hands"):
+    _check_same_seats(run_dir, old, cfg)
+    for key in ("rules", "seed", "mode", "chunk_hands"):
         if theirs[key] != mine[key]:
             what = {"rules": "a different rule set", "seats": "different seats", "seed": "a different seed",
                     "mode": "a different mode (hands vs matches)", "chunk_hands": "a different chunk size"}[key]
@@ -488,6 +538,8 @@ def run(run_dir: str | os.PathLike, cfg: RunConfig, workers: int | None = None, 
     run_dir = Path(run_dir).resolve()
     with ManagedDir(run_dir, "run directory", rio.MANIFEST, ".lock", RunError) as d:
         old = _check_existing(d, cfg)
+        if old is not None:  # the same strategies, however named now: write them as the run did
+            cfg = replace(cfg, names=tuple(old["config"]["seats"]))
         chunks = cfg.chunks()
         valid = _valid_chunks(run_dir, chunks, cfg.hands_per_item)
         rio.remove_partial(run_dir, valid)
@@ -502,7 +554,7 @@ def run(run_dir: str | os.PathLike, cfg: RunConfig, workers: int | None = None, 
             "chunks": len(chunks),
             "strategy_files": _strategy_files(cfg),
             "strategy_deps": _strategy_deps(cfg),
-            "strategy_paths": _strategy_paths(cfg),
+            "strategy_paths": (old or {}).get("strategy_paths") or _strategy_paths(cfg),
             "complete": not todo,
             "timings": d.timings(old),
         }

@@ -103,3 +103,35 @@ def test_a_run_written_before_records_one_hash_of_the_folder_as_it_did(folder, t
     (folder / "plain.py").write_text("X = 1\n")   # such a run counted every file beside it
     res = invoke("trace", out, "--hand", 5, "--format", "text")
     assert res.exit_code == 2 and "or a .py file beside it changed" in res.stderr
+
+
+def test_a_resume_compares_what_the_seats_play_not_how_they_are_written(folder, tmp_path, monkeypatch):
+    """The same file by a relative path, with ./, by its absolute path or from another
+    directory is the same seat: the run resumes and keeps writing the text it recorded."""
+    from simcore.runs import analysis
+
+    monkeypatch.chdir(folder.parent)
+    out = tmp_path / "run"
+    rel = f"{folder.name}/strat.py:play"
+
+    def simulate(seat0, hands):
+        return invoke("simulate", "-q", "--hands", hands, "--chunk-hands", 100, "--seats",
+                      f"{seat0},greedy,greedy,greedy", "--out", out, "--workers", 1)
+
+    assert simulate(rel, 200).exit_code == 0
+    assert simulate(f"./{rel}", 300).exit_code == 0
+    assert simulate(f"{folder}/strat.py:play", 400).exit_code == 0
+    monkeypatch.chdir(tmp_path)
+    assert simulate(f"../{folder.parent.name}/{rel}", 500).exit_code == 0     # from another directory
+    names = set(analysis.load(out, tables=["seats"]).seats["strategy"].astype(str))
+    assert names == {f"{rel}+exchange=shortest+void=fewest", "greedy+exchange=shortest+void=fewest"}
+    assert rio.read_manifest(out)["config"]["seats"][0] == f"{rel}+exchange=shortest+void=fewest"
+
+
+def test_a_resume_with_other_seats_names_the_seat_the_part_and_both_values(folder, tmp_path):
+    out = tmp_path / "run"
+    assert _simulate(folder, out).exit_code == 0
+    res = invoke("simulate", "-q", "--hands", 300, "--chunk-hands", 100, "--seats",
+                 f"{folder}/strat.py:play+void=weakest,greedy,greedy,greedy", "--out", out, "--workers", 1)
+    assert res.exit_code == 2 and res.stderr.count("\n") == 1
+    assert "seat 0's void is void=fewest there, void=weakest now" in res.stderr, res.stderr
