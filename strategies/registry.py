@@ -376,6 +376,33 @@ def user_paths(seats) -> dict[str, str]:
     return out
 
 
+def numba_cause(exc: BaseException) -> str:
+    """numba's reason a function does not compile, in a line: what failed (its first statement,
+    not "Failed in nopython mode pipeline") and where (the user's file, line and source line)."""
+    import re
+
+    text = str(exc)
+    lines = [line.rstrip() for line in text.splitlines()]
+    body = [line.strip() for line in lines if line.strip() and not line.strip().startswith(("Failed in nopython", "During:"))]
+    if not body:
+        return " ".join(text.split()) or type(exc).__name__
+    what = body[0]
+    if what.endswith(":") and len(body) > 1 and body[1].startswith(">>>"):
+        what += " " + body[1][3:].strip()
+    where = ""
+    places = [m for m in re.finditer(r"at (\S+\.py) \((\d+)\)", text) if "site-packages" not in m.group(1)]
+    if places:
+        where = f"{places[-1].group(1)}, line {places[-1].group(2)}"
+    else:
+        m = list(re.finditer(r'File "([^"]+)", line (\d+)', text))
+        where = f"{m[-1].group(1)}, line {m[-1].group(2)}" if m else ""
+    caret = [i for i, line in enumerate(lines) if line.strip() == "^"]
+    source = lines[caret[-1] - 1].strip() if caret and caret[-1] > 0 else ""
+    if where:
+        what += f" ({where}" + (f": {source}" if source else "") + ")"
+    return what
+
+
 def _import_user(path: str, file: Path):
     """Import a user strategy file as a module of its own. Its folder goes on ``sys.path``, so it
     may import the modules beside it (in every process that loads it: worker processes and Dask
@@ -396,6 +423,8 @@ def _import_user(path: str, file: Path):
         sys.modules[mod_name] = module
         spec.loader.exec_module(module)
         return module
+    except nb.core.errors.NumbaError as exc:   # compiled on import (a signature given): numba's cause
+        raise StrategyError(f"strategy file {path!r} does not compile: {numba_cause(exc)}") from None
     except Exception as exc:  # a user file can fail in any way; report it in one line
         raise StrategyError(f"strategy file {path!r} failed to import: {type(exc).__name__}: {exc}") from None
     finally:
@@ -429,8 +458,8 @@ def load_user(name: str):
     except StrategyError:
         raise
     except Exception as exc:
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise StrategyError(f"strategy {name!r} does not compile as f(question, view, tab) -> int64: {first}") from None
+        raise StrategyError(f"strategy {name!r} does not compile as f(question, view, tab) -> int64: "
+                            f"{numba_cause(exc)}") from None
     _USER_CACHE[name] = disp
     return disp
 

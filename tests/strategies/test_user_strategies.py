@@ -12,6 +12,7 @@ from simcore.runs import shards as rio
 from simcore.cli import main
 from strategies.registry import StrategyError, parse_seat, parse_seats
 from tests.support.bots import write_bots
+from tests.support.cli import invoke
 
 
 @pytest.fixture()
@@ -89,3 +90,15 @@ def test_canonical_specs():
     # a play's own policies fill only what a spec leaves out
     assert parse_seat("expert+exchange=shortest").canonical.split("+")[1:] == [
         "exchange=shortest", parse_seat("expert").canonical.split("+")[2]]
+
+
+def test_a_strategy_that_does_not_compile_shows_numbas_cause_with_file_and_line(tmp_path):
+    """Not only "Failed in nopython mode pipeline": what numba could not type, and where."""
+    path = tmp_path / "dict_bot.py"
+    path.write_text("import numba as nb\n\n@nb.njit\ndef f(q, view, tab):\n    d = {}\n    d[1] = 'x'\n"
+                    "    d[2] = 3\n    return q\n")
+    res = invoke("simulate", "-q", "--hands", 10, "--seats", f"{path}:f", "--out", tmp_path / "run")
+    assert res.exit_code == 2 and res.stderr.count("\n") == 1, res.stderr
+    msg = res.stderr
+    assert "Failed in nopython" not in msg and "setitem" in msg, msg
+    assert f"{path}, line 7: d[2] = 3" in msg, msg
