@@ -16,7 +16,7 @@ import click
 from simcore.contract import rules as rules_mod
 from simcore.contract.messages import one_line as _one_line
 from simcore.contract.rules import DEFAULT_PRESET, RuleSet
-from simcore.runs import DEFAULT_CHUNK_HANDS
+from simcore.runs import DEFAULT_CHUNK_HANDS, SUMMARY_BY
 from simcore.version import __version__
 
 def package_version() -> str:
@@ -450,16 +450,16 @@ def _format_summary(run_dir, by: str) -> str:
     lines.append(f"end reasons: {ends}")
     lines.append(f"winners per hand: {winners}; mean turns {over['mean_turns']:.1f}")
     lines.append("")
-    for _, r in table.iterrows():
-        lines.append(f"{by} {r[by]}")
-        lines.append(f"  hands {r['hands']:,}   mean net per hand {r['mean_net']:+.3f}  "
-                     f"[95% CI {r['net_low']:+.3f}, {r['net_high']:+.3f}]")
+    for r in table.to_dict("records"):   # rows as records keep each column's type (a seat is an int)
+        lines.append(f"{by} {r[by]}" if by != "dealer" else f"{r[by]} (seats that dealt the hand)"
+                     if r[by] == "dealer" else f"{r[by]} (the three seats that did not deal)")
+        lines.append(f"  hands {r['hands']:,}   mean net per hand {mean_text(r['mean_net'], r['net_low'], r['net_high'], r['hands'])}")
         # these four count first wins (a blood-flow seat may win again); the patterns below count all
         lines.append(f"  first wins: win rate {r['win_rate']:.3f}   self-draw share {r['self_draw_share']:.3f} "
                      f"(kong replacements included)   mean fan {r['mean_fan']:.2f}   "
                      f"first-win mean base {r['mean_base']:.2f}")
-        lines.append(f"  flower pig {r['pig_rate']:.2e} per seat-hand [{r['pig_low']:.2e}, {r['pig_high']:.2e}], "
-                     f"{r['pig_rate_checked']:.2e} per checked seat-hand [{r['pig_checked_low']:.2e}, {r['pig_checked_high']:.2e}]")
+        lines.append(f"  flower pig {rate_text(r['pigs'], r['seat_hands'], r['pig_low'], r['pig_high'])} per seat-hand, "
+                     f"{rate_text(r['pigs'], r['checked'], r['pig_checked_low'], r['pig_checked_high'])} per checked seat-hand")
         lines.append(f"  ready at the draw {r['ready_rate']:.3f}")
         lines.append("  net by reason: " + ", ".join(f"{k[4:]} {r[k]:+.3f}" for k in analysis.NET_REASONS))
     pat = totals.patterns()
@@ -472,6 +472,37 @@ def _format_summary(run_dir, by: str) -> str:
             lines.append(f"  {r[by]}: {int(r['wins']):,} wins, all-win mean base {r['mean_base']:.2f}; "
                          f"{shares or 'basic only'}")
     return "\n".join(lines)
+
+
+MIN_NORMAL = 30  # fewer values than this: a mean's count, not a normal interval
+
+
+def number(x: float, digits: int = 3) -> str:
+    """A figure with ``digits`` significant digits (never 0.0000 for a small nonzero one)."""
+    import math
+
+    if x != x:
+        return "n/a"
+    if x == 0:
+        return "0"
+    if 1e-3 <= abs(x) < 1e5:
+        return f"{x:.{max(digits - 1 - math.floor(math.log10(abs(x))), 0)}f}"
+    return f"{x:.{digits - 1}e}"
+
+
+def mean_text(mean: float, low: float, high: float, n: int) -> str:
+    """A mean with its 95% interval, or with its count where too few values make a normal
+    interval meaningless."""
+    if n < MIN_NORMAL:
+        return f"{mean:+.3f} (n = {n}: too few for a 95% interval)"
+    return f"{mean:+.3f}  [95% CI {low:+.3f}, {high:+.3f}]"
+
+
+def rate_text(k: int, n: int, low: float, high: float) -> str:
+    """A rate with its events and Wilson 95% interval: ``2.5e-06 (5 of 2,000,000) [1.1e-06, 5.9e-06]``."""
+    if not n:
+        return "n/a (none)"
+    return f"{number(k / n)} ({k:,} of {n:,}) [{number(low)}, {number(high)}]"
 
 
 def _summary_json(run_dir, by: str) -> dict:
@@ -546,7 +577,8 @@ def simulate_cmd(rules_spec, sets, n_hands, n_matches, seed, seats_spec, out, wo
 
 @main.command("summarize")
 @click.argument("run_dir", metavar="RUN_DIR")
-@click.option("--by", type=click.Choice(["strategy", "seat"]), default="strategy", show_default=True)
+@click.option("--by", type=click.Choice(SUMMARY_BY), default="strategy", show_default=True,
+              help="Group seats by strategy, by seat (0-3), or as the dealer against the others.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 def summarize_cmd(run_dir, by, as_json):
     """Per-strategy (or per-seat) results of a run with 95% intervals.
@@ -561,6 +593,20 @@ def summarize_cmd(run_dir, by, as_json):
         click.echo(json.dumps(_summary_json(run_dir, by), indent=2, default=str))
     else:
         click.echo(_format_summary(run_dir, by))
+
+
+def _integers_as_integers(df, rel):
+    """DuckDB's integer results as integers (a sum is a HUGEINT, which pandas receives as float)."""
+    ints = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT", "UINTEGER", "UBIGINT",
+            "UHUGEINT")
+    for name, typ in zip(rel.columns, rel.types):
+        if str(typ) in ints and name in df.columns and df[name].dtype.kind == "f":
+            column = df[name]
+            if column.isna().any() or column.abs().max() >= 2 ** 63:
+                df[name] = column.astype(object).where(column.isna(), column.map(lambda v: v if v != v else int(v)))
+            else:
+                df[name] = column.astype("int64")
+    return df
 
 
 @main.command("sql")
@@ -596,7 +642,7 @@ def sql_cmd(run_dir, query, as_csv, as_json, max_rows):
         rel = con.sql(query)
         if rel is None:
             raise CliError("the query returned no result; give a SELECT (the run's views are read-only)")
-        df = rel.df()
+        df = _integers_as_integers(rel.df(), rel)
     except duckdb.Error as exc:
         raise CliError(f"query failed: {_one_line(exc)}") from None
     if as_csv:

@@ -286,3 +286,46 @@ def test_every_commands_default_seed_is_zero():
     assert all(v in (0, None) for v in found.values()), found
     help_text = " ".join(invoke("trace", "--help").output.split()) + " ".join(invoke("analyze", "--help").output.split())
     assert help_text.count("[default: 0]") >= 2
+
+
+# -- numbers that read as what they are --------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def small_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("numbers") / "run"
+    res = invoke("simulate", "-q", "--hands", 2000, "--seats", "greedy,efficient,random,defensive", "--out", out,
+                 "--workers", 1)
+    assert res.exit_code == 0, res.output
+    return out
+
+
+def test_summaries_print_integers_as_integers_and_rates_with_their_counts(small_run):
+    text = invoke("summarize", small_run, "--by", "seat").output
+    assert "seat 0\n" in text and "hands 2,000 " in text and "seat 0.0" not in text and "2,000.0" not in text
+    assert re.search(r"flower pig \S+ \(\d+ of 2,000\) \[", text), text
+
+
+def test_summarize_by_dealer_sums_to_zero_per_hand(small_run):
+    from simcore.runs import analysis
+
+    df = analysis.summarize(small_run, by="dealer").set_index("dealer")
+    assert list(df.index) == ["dealer", "others"] and list(df["seat_hands"]) == [2000, 6000]
+    assert abs(df.loc["dealer", "mean_net"] + 3 * df.loc["others", "mean_net"]) < 1e-9
+    text = invoke("summarize", small_run, "--by", "dealer").output
+    assert "dealer (seats that dealt the hand)" in text and "others (the three seats that did not deal)" in text
+
+
+def test_sql_sums_print_as_integers(small_run):
+    out = invoke("sql", small_run, "SELECT seat, sum(net) AS s, count(*) AS n FROM seats GROUP BY ALL ORDER BY seat",
+                 "--json").output
+    rows = json.loads(out)
+    assert all(isinstance(r["s"], int) and isinstance(r["n"], int) for r in rows) and sum(r["s"] for r in rows) == 0
+
+
+def test_a_mean_of_few_values_prints_its_count_not_an_interval():
+    from simcore.cli import mean_text, number, rate_text
+
+    assert mean_text(-194.0, -194.0, -194.0, 2) == "-194.000 (n = 2: too few for a 95% interval)"
+    assert "[95% CI" in mean_text(0.5, 0.1, 0.9, 30)
+    assert number(0.0000456) == "4.56e-05" and number(0.0) == "0" and number(0.0123) == "0.0123"
+    assert rate_text(5, 2_000_000, 1.1e-6, 5.9e-6) == "2.50e-06 (5 of 2,000,000) [1.10e-06, 5.90e-06]"

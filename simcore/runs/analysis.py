@@ -23,7 +23,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from simcore.runs import shards as rio
+from simcore.runs import SUMMARY_BY, shards as rio
 from simcore.runs import tally
 from simcore.contract.evaluate import PATTERNS
 from simcore.contract.records import END_REASONS, NET_COLUMNS, WIN_KINDS
@@ -278,7 +278,9 @@ def _codes(table: pa.Table, name: str, labels) -> np.ndarray:
 
 # -- per-chunk partial results ------------------------------------------------------------------
 
-SEAT_COLUMNS = ["hand", "seat", "strategy", "net", "win_kind", "fan", "base", "flower_pig", "ready", *NET_COLUMNS]
+SEAT_COLUMNS = ["hand", "seat", "strategy", "dealer", "net", "win_kind", "fan", "base", "flower_pig", "ready", *NET_COLUMNS]
+BY = SUMMARY_BY
+DEALER_KEYS = ["dealer", "others"]
 WIN_COLUMNS = ["hand", "seat", "base", "paid", *PATTERNS]
 HAND_COLUMNS = ["end_reason", "winners", "turns", "tiles_left"]
 SELF_DRAWN = np.array([k in ("self_draw", "kong_replacement") for k in WIN_KINDS], np.int64)
@@ -327,6 +329,8 @@ class _Overview:
 
 def _group_keys(seats: pa.Table, by: str) -> tuple[np.ndarray, list]:
     """Each seat row's group index and the groups' keys, sorted."""
+    if by == "dealer":
+        return np.where(_flag(seats, "dealer") == 1, 0, 1).astype(np.int64), list(DEALER_KEYS)
     if by == "seat":
         s = _col(seats, "seat").astype(np.int64)
         keys = np.unique(s).tolist()
@@ -525,6 +529,7 @@ class Totals:
                 "self_draw_share": _ratio(g.self_drawn, g.wins),
                 "mean_fan": _ratio(g.fan, g.wins),
                 "mean_base": _ratio(g.base, g.wins),
+                "pigs": int(g.pigs), "checked": int(g.checked),
                 "pig_rate": pr, "pig_low": plo, "pig_high": phi,
                 "pig_rate_checked": cr, "pig_checked_low": clo, "pig_checked_high": chi,
                 "ready_rate": _ratio(g.ready, g.ready_checked),
@@ -564,8 +569,8 @@ class Totals:
 
 def totals(run, by: str = "strategy", threads: int | None = None) -> Totals:
     """A run directory streamed shard by shard (or a loaded :class:`Run`) into :class:`Totals`."""
-    if by not in ("strategy", "seat"):
-        raise ValueError("by must be 'strategy' or 'seat'")
+    if by not in BY:
+        raise ValueError(f"by must be one of {', '.join(BY)}, not {by!r}")
     groups: dict = {}
     overview = _Overview()
     if isinstance(run, Run):
@@ -584,18 +589,20 @@ def totals(run, by: str = "strategy", threads: int | None = None) -> Totals:
     # holds the chunk's stored tallies
     to_scan = []
     for c, meta in check_footers(run, manifest).items():
-        stored = _stored_partial(meta.get("summary"), by, labels)
+        stored = None if by == "dealer" else _stored_partial(meta.get("summary"), by, labels)
         if stored is None:
             to_scan.append(c)
         else:
             _merge(groups, stored[0])
             overview = overview + stored[1]
 
-    def one(chunk, t):
-        return _seat_partial(t["seats"], t["wins"], by, labels), _hand_partial(t["hands"])
+    by_row = by == "dealer"   # the group changes from hand to hand: read by hand and seat
 
-    cols = {"seats": [c for c in SEAT_COLUMNS if c not in ("hand", "seat", "strategy")],
-            "wins": [c for c in WIN_COLUMNS if c != "hand"], "hands": HAND_COLUMNS}
+    def one(chunk, t):
+        return _seat_partial(t["seats"], t["wins"], by, None if by_row else labels), _hand_partial(t["hands"])
+
+    cols = {"seats": [c for c in SEAT_COLUMNS if by_row or c not in ("hand", "seat", "strategy", "dealer")],
+            "wins": [c for c in WIN_COLUMNS if by_row or c != "hand"], "hands": HAND_COLUMNS}
     for g, o in scan(run, cols, one, threads=threads, manifest=manifest, only=to_scan):
         _merge(groups, g)
         overview = overview + o
