@@ -73,6 +73,16 @@ def _ci(lo, hi, fmt="{:+.3f}") -> str:
     return "[" + fmt.format(lo) + ", " + fmt.format(hi) + "]"
 
 
+def _mean_ci(x, lo, hi, n: int, fmt="{:+.3f}") -> str:
+    """A mean with its 95% interval, or with its count where too few values make a normal
+    interval meaningless (``analysis.MIN_NORMAL``)."""
+    from simcore.runs.analysis import MIN_NORMAL
+
+    if x is not None and n < MIN_NORMAL:
+        return f"{fmt.format(x)} (n = {n})"
+    return f"{_num(x, fmt)} {_ci(lo, hi, fmt)}"
+
+
 def _rate_ci(x, lo, hi, style: str = "e", least: int = 2) -> str:
     """A rate and its 95% interval, shown down to the interval width's leading digit, so the
     bounds print differently (at a fixed precision a rate of 0.102 printed as
@@ -80,6 +90,8 @@ def _rate_ci(x, lo, hi, style: str = "e", least: int = 2) -> str:
     (``least`` decimals) or "%" (``least`` decimals of a percentage)."""
     if x is None:
         return "n/a " + _ci(lo, hi)
+    if style == "f" and x and abs(x) < 10.0 ** -least:
+        style, least = "e", 2   # fixed decimals would print a small nonzero figure as 0.0000
     place = None  # the decimal place of the width's leading digit
     if lo is not None and hi is not None and hi > lo:
         place = math.floor(math.log10(hi - lo))
@@ -182,7 +194,7 @@ def _format_cells(rep: dict) -> str:
             rows.append([_labels(c), f"{c['hands']:,}", f"{p['pigs']:,}",
                          _rate_ci(p["rate"], p["rate_low"], p["rate_high"]),
                          _rate_ci(p["rate_checked"], p["rate_checked_low"], p["rate_checked_high"]),
-                         f"{_num(p['pig_net'], '{:+.1f}')} {_ci(p['pig_net_low'], p['pig_net_high'], '{:+.1f}')}",
+                         _mean_ci(p["pig_net"], p["pig_net_low"], p["pig_net_high"], p["pigs"], "{:+.1f}"),
                          _rate_ci(p["cost_per_seat_hand"], p["cost_low"], p["cost_high"], "f", 4)])
         lines += _table(header, rows)
     if "spread" in show:

@@ -474,9 +474,6 @@ def _format_summary(run_dir, by: str) -> str:
     return "\n".join(lines)
 
 
-MIN_NORMAL = 30  # fewer values than this: a mean's count, not a normal interval
-
-
 def number(x: float, digits: int = 3) -> str:
     """A figure with ``digits`` significant digits (never 0.0000 for a small nonzero one)."""
     import math
@@ -493,6 +490,8 @@ def number(x: float, digits: int = 3) -> str:
 def mean_text(mean: float, low: float, high: float, n: int) -> str:
     """A mean with its 95% interval, or with its count where too few values make a normal
     interval meaningless."""
+    from simcore.runs.analysis import MIN_NORMAL
+
     if n < MIN_NORMAL:
         return f"{mean:+.3f} (n = {n}: too few for a 95% interval)"
     return f"{mean:+.3f}  [95% CI {low:+.3f}, {high:+.3f}]"

@@ -167,6 +167,9 @@ def sql(run_dir):
 # -- statistics -----------------------------------------------------------------------------
 
 
+MIN_NORMAL = 30  # a mean of fewer values is shown with its count, not a normal 95% interval
+
+
 def mean_ci(values) -> tuple[float, float, float]:
     """(mean, low, high): normal 95% interval of the mean."""
     return Moments.of(np.asarray(values, float)).ci()

@@ -420,3 +420,14 @@ def test_blocks_that_span_chunks_count_once(tmp_path):
         workers=1)
     sections = ["pigs", "spread", "matches", "reasons"]
     assert_close(cell_stats(out, sections, 20, 2003), cells_oracle.cell_stats(out, sections, 20, 2003), "blocks")
+
+
+def test_small_figures_and_few_values_print_honestly():
+    """A pig's net over two pigs prints its count, not a normal interval of zero width; a cost
+    below the shown decimals prints in scientific notation, not 0.0000."""
+    from experiments.report import _mean_ci, _rate_ci
+
+    assert _mean_ci(-194.0, -194.0, -194.0, 2, "{:+.1f}") == "-194.0 (n = 2)"
+    assert _mean_ci(-100.0, -120.0, -80.0, 40, "{:+.1f}") == "-100.0 [-120.0, -80.0]"
+    assert _rate_ci(0.0000123, 0.000005, 0.00002, "f", 4).startswith("1.2e-05 [")
+    assert _rate_ci(0.0123, 0.011, 0.013, "f", 4) == "0.0123 [0.0110, 0.0130]"
