@@ -60,13 +60,24 @@ pd.DataFrame([{"experiment": n, "kind": r["kind"], "seed": r["seed"], "hands pla
 # %%
 rows = [(n, r) for n in ("exchange", "exchange-efficient", "void", "void-efficient") if n in reports
         for r in reports[n]["rows"] if not r["baseline"]]
-fig, ax = plt.subplots(figsize=(7, 1 + 0.7 * len(rows)))
-y = np.arange(len(rows))
-d = np.array([r["diff"] for _, r in rows])
-ax.errorbar(d, y, xerr=[d - [r["diff_low"] for _, r in rows], [r["diff_high"] for _, r in rows] - d], fmt="o", capsize=4)
-ax.axvline(0, color="black", lw=0.8)
-ax.set_yticks(y, [f"{n}: {r['arm']} vs {reports[n]['baseline']}" for n, r in rows])
-ax.set_xlabel("net per hand against the baseline (points), paired 95% interval")
+# An arm far from its baseline (a random policy, several points a hand) would squash the close ones
+# (hundredths) into a dot: those get a panel of their own, on their own scale.
+far = [abs(r["diff"]) > 0.5 for _, r in rows]
+panels = [[row for row, f in zip(rows, far) if not f], [row for row, f in zip(rows, far) if f]]
+panels = [p for p in panels if p]
+fig, axes = plt.subplots(1, len(panels), figsize=(7 * len(panels), 1 + 0.7 * max(len(p) for p in panels)), squeeze=False)
+for ax, part in zip(axes[0], panels):
+    y = np.arange(len(part))
+    d = np.array([r["diff"] for _, r in part])
+    ax.errorbar(d, y, xerr=[d - [r["diff_low"] for _, r in part], [r["diff_high"] for _, r in part] - d], fmt="o",
+                capsize=4)
+    ax.axvline(0, color="black", lw=0.8)
+    ax.set_yticks(y, [f"{n}: {r['arm']} vs {reports[n]['baseline']}" for n, r in part])
+    ax.set_xlabel("net per hand against the baseline (points), paired 95% interval")
+if len(panels) == 2:
+    axes[0][0].set_title("close to the baseline")
+    axes[0][1].set_title("far from it (its own scale)")
+plt.tight_layout()
 plt.show()
 pd.DataFrame([{"experiment": n, "arm": r["arm"], "diff": r["diff"], "low": r["diff_low"], "high": r["diff_high"],
                "variance removed": r["variance_removed"], "walls for the target width": r["walls_needed"]}

@@ -447,6 +447,8 @@ def _format_summary(run_dir, by: str) -> str:
              f"{m['chunks']} chunks{'' if m.get('complete') else ' (incomplete: rerun the simulate command to finish)'}"]
     ends = ", ".join(f"{k} {v:.1%}" for k, v in over["end_reasons"].items())
     winners = ", ".join(f"{k}: {v:.1%}" for k, v in over["winners_per_hand"].items())
+    if by == "dealer" and len(set(cfg["seats"])) == 1:
+        lines.append(f"seats: {cfg['seats'][0]} at all four (`sichuan summarize RUN --by seat` for each seat)")
     lines.append(f"end reasons: {ends}")
     lines.append(f"winners per hand: {winners}; mean turns {over['mean_turns']:.1f}")
     lines.append("")
@@ -571,7 +573,8 @@ def simulate_cmd(rules_spec, sets, n_hands, n_matches, seed, seats_spec, out, wo
         else:  # a resumed or extended run played only part of its hands in this session
             click.echo(f"wrote {out}: {played:,} hands in {t['last_session_seconds']:.1f} s ({rate:,.0f} hands/s)"
                        + (f"; the run holds {manifest['hands']:,}" if played != manifest["hands"] else ""))
-        click.echo(_format_summary(out, "strategy"))
+        # four seats of one strategy: every strategy mean is 0; the dealer against the others says more
+        click.echo(_format_summary(out, "dealer" if len(set(cfg.seat_names)) == 1 else "strategy"))
 
 
 @main.command("summarize")
