@@ -5,7 +5,6 @@ here."""
 
 from __future__ import annotations
 
-import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,7 +12,7 @@ from pathlib import Path
 import pyarrow.compute as pc
 
 from simcore.runs import shards as rio
-from simcore.runs.runner import RunConfig
+from simcore.runs.runner import RunConfig, recorded_file
 from simcore.inspection.trace import TracedHand, trace_hand
 
 
@@ -25,24 +24,13 @@ def _rows_of_hand(run_dir: Path, table: str, g: int, columns):
 
 def _loadable_seats(run_dir: Path, manifest: dict, seats, allow_changed_strategy: bool = False) -> list[str]:
     """The run's seats with each user strategy file at the absolute path the run recorded, so a
-    trace works from any directory; refused when a file it depends on changed, since the trace
-    would not be the run's hand (with ``allow_changed_strategy``, one warning line instead). Older
-    runs recorded only {absolute path: hash}: a relative path is matched to the one recorded path
-    that ends with it."""
+    trace works from any directory (``runner.recorded_file``); refused when a file it depends on
+    changed, since the trace would not be the run's hand (with ``allow_changed_strategy``, one
+    warning line instead)."""
     from strategies.registry import changed_strategy_file, map_user_paths
 
-    paths = manifest.get("strategy_paths") or {}
     files = manifest.get("strategy_files") or {}
-
-    def where(path: str) -> str:
-        if path in paths:
-            return paths[path]
-        if Path(path).expanduser().is_absolute():
-            return path
-        tail = os.sep + os.path.normpath(path)
-        found = [p for p in files if p.endswith(tail)]
-        return found[0] if len(found) == 1 else path
-
+    where = recorded_file(manifest)
     out = [map_user_paths(s, where) for s in seats]
     deps = manifest.get("strategy_deps")
     for path, digest in files.items():

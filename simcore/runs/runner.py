@@ -318,15 +318,14 @@ def _seat_identity(text: str, absolute) -> list[str]:
     return [p.strip() for p in split_top(map_user_paths(text, absolute), "+", "seat spec")]
 
 
-def _check_same_seats(run_dir: Path, old: dict, cfg: RunConfig) -> None:
-    """The seats of the run in ``run_dir`` are the same strategies as ``cfg``'s (user files by
-    their resolved path, parameters by value); else one line naming the seat, the part and both
-    values. Files' contents are compared apart (``registry.changed_strategy_file``)."""
-    recorded = list(old.get("config", {}).get("seats") or [])
-    paths = old.get("strategy_paths") or {}
-    files = old.get("strategy_files") or {}
+def recorded_file(manifest: dict):
+    """``path as a run's seats give it -> the absolute path the run recorded for it``. Older runs
+    recorded only {absolute path: hash}: a relative path is matched to the one recorded path that
+    ends with it."""
+    paths = manifest.get("strategy_paths") or {}
+    files = manifest.get("strategy_files") or {}
 
-    def theirs_abs(path: str) -> str:
+    def where(path: str) -> str:
         if path in paths:
             return paths[path]
         if Path(path).expanduser().is_absolute():
@@ -334,6 +333,16 @@ def _check_same_seats(run_dir: Path, old: dict, cfg: RunConfig) -> None:
         tail = os.sep + os.path.normpath(path)
         found = [p for p in files if p.endswith(tail)]
         return found[0] if len(found) == 1 else path
+
+    return where
+
+
+def _check_same_seats(run_dir: Path, old: dict, cfg: RunConfig) -> None:
+    """The seats of the run in ``run_dir`` are the same strategies as ``cfg``'s (user files by
+    their resolved path, parameters by value); else one line naming the seat, the part and both
+    values. Files' contents are compared apart (``registry.changed_strategy_file``)."""
+    recorded = list(old.get("config", {}).get("seats") or [])
+    theirs_abs = recorded_file(old)
 
     def mine_abs(path: str) -> str:
         return str(Path(path).expanduser().resolve())
