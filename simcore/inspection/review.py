@@ -5,7 +5,8 @@ The hand is replayed to each question the seat is asked (``trace.run_traced(...,
 where the question has more than one candidate answer (``strategies.search.candidates``: on a turn
 every legal discard by default), each candidate is played out on the same sampled tables, every
 seat following the rollout policy, and reported with its mean net for the seat, a 95% interval,
-and its gap to the best candidate with a paired 95% interval (the same tables for both).
+and its gap to the best candidate with a paired 95% interval (the same tables for both), the best
+chosen on one half of the rollouts and the gap measured on the other (``split_gaps``).
 """
 
 from __future__ import annotations
@@ -114,37 +115,84 @@ def judge_hand(hand: RunHand, seat: int, decision: int | None = None, rollouts: 
             continue
         if progress:
             progress(k, p)
-        n = judge_posed(S.copy(), np.int64(seat), tab, A, np.int64(discards), np.int64(rollouts),
-                        np.int64(_decision_seed(hand.seed, hand.g, seat, k)), np.int64(actual), shape_milli, out)
-        rows += _rows(k, p, q, n, out, actual, S, seat, LEAD_EVENTS + int(S[E.O_N_EV]))
+        # two independent halves of the rollouts: the best option is chosen on one half and its gap
+        # measured on the other (the best of noisy means measured on the same rollouts errs high)
+        halves = []
+        for h, m in enumerate(((rollouts + 1) // 2, rollouts // 2)):
+            if m:
+                half = np.zeros_like(out)
+                n = judge_posed(S.copy(), np.int64(seat), tab, A, np.int64(discards), np.int64(m),
+                                np.int64(_decision_seed(hand.seed, hand.g, seat, k) ^ h), np.int64(actual), shape_milli,
+                                half)
+                halves.append(Sums.of(half, n))
+        rows += _rows(k, p, q, halves, actual, S, seat, LEAD_EVENTS + int(S[E.O_N_EV]))
     if decision is not None and not any(r["decision"] == decision for r in rows):
         raise ValueError(f"--decision {decision}: seat {seat} has {k + 1} decisions in hand {hand.g} (0-{k})")
     return rows
 
 
-def _rows(k, p, q, n, out, actual, S, seat, event) -> list[dict]:
-    m = int(out[1])
-    answers = out[2:2 + n]
-    tot = out[2 + n:2 + 2 * n].astype(float)
-    sq = out[2 + 2 * n:2 + 3 * n].astype(float)
-    cross = out[2 + 3 * n:2 + 3 * n + n * n].reshape(n, n).astype(float)
-    mean = tot / m
-    sd = np.sqrt(np.maximum(sq / m - mean ** 2, 0.0) * m / max(m - 1, 1))
+class Sums:
+    """A candidate list's rollout sums: tables ``m``, and per candidate the totals, sums of squares
+    and cross products (``search.judge_posed``'s output)."""
+
+    def __init__(self, m, answers, tot, sq, cross):
+        self.m, self.answers, self.tot, self.sq, self.cross = m, answers, tot, sq, cross
+
+    @staticmethod
+    def of(out: np.ndarray, n: int) -> "Sums":
+        return Sums(int(out[1]), out[2:2 + n].copy(), out[2 + n:2 + 2 * n].astype(float),
+                    out[2 + 2 * n:2 + 3 * n].astype(float), out[2 + 3 * n:2 + 3 * n + n * n].reshape(n, n).astype(float))
+
+    def __add__(self, o: "Sums") -> "Sums":
+        return Sums(self.m + o.m, self.answers, self.tot + o.tot, self.sq + o.sq, self.cross + o.cross)
+
+    @property
+    def mean(self) -> np.ndarray:
+        return self.tot / self.m
+
+    def gap(self, a: int, c: int) -> tuple[float, float]:
+        """mean(a) - mean(c) over these tables and its standard error (paired: the same tables)."""
+        m = self.m
+        d = (self.tot[a] - self.tot[c]) / m
+        var = (self.sq[a] - 2 * self.cross[a, c] + self.sq[c]) / m - d * d
+        return d, math.sqrt(max(var, 0.0) / max(m - 1, 1))
+
+
+def split_gaps(halves: list[Sums]) -> tuple[np.ndarray, np.ndarray]:
+    """Each candidate's gap to the best and its standard error, the best chosen on one half of the
+    rollouts and the gap measured on the other, both ways, averaged (cross-fitting): the gap's
+    mean is the true gap to the option that rule chooses, never the inflated best-of-noisy-means.
+    With one half only (a single rollout) the gap is measured on the rollouts it was chosen on."""
+    n = len(halves[0].tot)
+    if len(halves) == 1:
+        h = halves[0]
+        best = int(np.argmax(h.mean))
+        g = [h.gap(best, c) for c in range(n)]
+        return np.array([x[0] for x in g]), np.array([x[1] for x in g])
+    a, b = halves
+    ga = [b.gap(int(np.argmax(a.mean)), c) for c in range(n)]   # chosen on a, measured on b
+    gb = [a.gap(int(np.argmax(b.mean)), c) for c in range(n)]   # and the other way round
+    gap = np.array([(x[0] + y[0]) / 2 for x, y in zip(ga, gb)])
+    se = np.array([math.sqrt(x[1] ** 2 + y[1] ** 2) / 2 for x, y in zip(ga, gb)])
+    return gap, se
+
+
+def _rows(k, p, q, halves: list, actual, S, seat, event) -> list[dict]:
+    every = halves[0] if len(halves) == 1 else halves[0] + halves[1]
+    m, answers, mean = every.m, every.answers, every.mean
+    sd = np.sqrt(np.maximum(every.sq / m - mean ** 2, 0.0) * m / max(m - 1, 1))
+    gap, gap_se = split_gaps(halves)
     best = int(np.argmax(mean))
     rows = []
     view = S[E.O_VIEWS + seat * vw.VIEW_LEN:E.O_VIEWS + (seat + 1) * vw.VIEW_LEN]
-    for c in range(n):
-        # paired: var(x_best - x_c) from the sums of squares and cross products on the same tables
-        d_mean = mean[best] - mean[c]
-        d_var = (sq[best] - 2 * cross[best, c] + sq[c]) / m - d_mean ** 2
-        d_se = math.sqrt(max(d_var, 0.0) * m / max(m - 1, 1) / m)
+    for c in range(len(answers)):
         se = sd[c] / math.sqrt(m)
         rows.append({
             "decision": k, "point": p, "event": event, "question": QUESTION_NAMES[int(q)],
             "tile": tile_text(int(view[vw.V_TILE])) if q in (vw.Q_CLAIM, vw.Q_ROB) else "",
             "candidate": answer_text(int(q), int(answers[c])), "answer": int(answers[c]),
             "mean": mean[c], "lo": mean[c] - Z95 * se, "hi": mean[c] + Z95 * se,
-            "gap": d_mean, "gap_lo": d_mean - Z95 * d_se, "gap_hi": d_mean + Z95 * d_se,
+            "gap": gap[c], "gap_lo": gap[c] - Z95 * gap_se[c], "gap_hi": gap[c] + Z95 * gap_se[c],
             "best": c == best, "chosen": int(answers[c]) == actual, "rollouts": m,
         })
     rows.sort(key=lambda r: (-r["mean"], r["candidate"]))
