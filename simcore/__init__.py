@@ -112,7 +112,7 @@ def simulate(hands: int = 10_000, rules="battle", sets=None, seats: str | None =
 
 
 def replay(hands=0, rules="battle", sets=None, seats: str | None = None, seed: int = 0, run=None, events=None,
-           review: int | None = None, rollouts: int = 500, policy: str = "expert", allow_changed_strategy: bool = False):
+           review: int | None = None, rollouts: int = 500, policy: str | None = None, allow_changed_strategy: bool = False):
     """Replay hands in the viewer: returns a ``HandViewer`` that Jupyter displays inline and that
     ``.save("hand.html")`` writes as a page that works offline.
 
@@ -120,8 +120,9 @@ def replay(hands=0, rules="battle", sets=None, seats: str | None = None, seed: i
     for :func:`simulate` (seats default to ``expert``, as ``sichuan trace`` plays them). With
     ``run`` (a run directory) the hands of that run are replayed with its own rules, seats and
     seed. With ``events`` (TRACE.md events, or a path to a JSON Lines trace) those are shown.
-    With ``review`` (a seat), each decision of that seat is judged by ``rollouts`` rollouts of
-    ``policy`` and the page shows what every option was worth (``sichuan trace --review``).
+    With ``review`` (a seat), each decision of that seat is judged by ``rollouts`` rollouts, played
+    by the hand's own seats or by ``policy`` (seat specs), and the page shows what every option was
+    worth (``sichuan trace --review``).
     ``allow_changed_strategy`` replays a run whose strategy files changed since (with a warning).
 
         >>> import simcore
@@ -156,7 +157,7 @@ def replay(hands=0, rules="battle", sets=None, seats: str | None = None, seed: i
 
 
 def analyze(run=None, hand: int = 0, seat: int = 0, decision: int | None = None, rollouts: int = 500,
-            policy: str = "expert", rules="battle", sets=None, seats: str | None = None, seed: int = 0,
+            policy: str | None = None, rules="battle", sets=None, seats: str | None = None, seed: int = 0,
             discards: int = 14, progress: bool = False, allow_changed_strategy: bool = False):
     """Judge a seat's decisions in one hand by rollouts (``simcore.inspection.review.analyze``): a DataFrame,
     one row per candidate answer of each decision, with its mean net, 95% interval, gap to the

@@ -282,15 +282,14 @@ def parse_hand_range(text: str) -> list[int]:
         raise CliError(f"--{exc}") from None
 
 
-ROLLOUT_POLICIES = ("expert", "efficient", "greedy", "flush", "defensive")  # strategies.search.POLICIES
-
-
 def rollout_options(f):
     """``--rollouts``, ``--policy`` and ``--discards``: how ``analyze`` and ``trace --review`` judge."""
     f = click.option("--discards", default=14, show_default=True, type=click.IntRange(1, 14),
                      help="On a turn, the discards judged (best first by a fast ranking), besides the seat's own.")(f)
-    f = click.option("--policy", default="expert", show_default=True, type=click.Choice(ROLLOUT_POLICIES),
-                     help="The rollout policy every seat follows (with its own exchange and void).")(f)
+    f = click.option("--policy", default=None, metavar="SPEC[,SPEC,SPEC,SPEC]",
+                     help="Who plays the rollouts: one seat spec for all four seats or four (built-ins or "
+                          "path/to/file.py:function) [default: the hand's own seats; a searching seat plays on "
+                          "with its rollout policy].")(f)
     return click.option("--rollouts", default=500, show_default=True, type=click.IntRange(1, 1_000_000),
                         help="Sampled tables per decision; every candidate is played out on each of them.")(f)
 
@@ -680,7 +679,8 @@ def analyze_cmd(run_dir, rules_spec, sets, seed, hand, seat, decision, rollouts,
     For each decision (or the K-th), every candidate answer with the seat's mean net from the
     decision to the end of the hand over the rollouts and its 95% interval, its gap to the best
     with a paired 95% interval (the same sampled tables for both), and which one the seat chose. The tables are sampled from
-    the seat's view alone (what it could see), and every seat of a rollout follows --policy.
+    the seat's view alone (what it could see); the rollouts are played by the hand's own seats, or by
+    --policy (the output says who played).
     Without RUN_DIR the hand is hand N of the given rules, seats and seed, as `sichuan trace`
     plays it.
 
@@ -704,17 +704,21 @@ def analyze_cmd(run_dir, rules_spec, sets, seed, hand, seat, decision, rollouts,
         if decision is None:
             def show(k, p):
                 click.echo(f"judging decision {k} (resume point {p}) ...", err=True)
+        from simcore.inspection.review import rollout_seats, rollouts_text
+
+        by = rollouts_text(rollout_seats(h, policy))
         rows = judge_hand(h, seat, decision, rollouts, policy, discards, show)
     except (ValueError, OSError) as exc:
         raise CliError(_one_line(exc)) from None
     import pandas as pd
 
-    df = pd.DataFrame(rows)
+    df = pd.DataFrame(rows).assign(rollouts_by=by)
     if fmt == "csv":
         click.echo(df.to_csv(index=False), nl=False)
     elif fmt == "json":
         click.echo(df.to_json(orient="records", indent=1))
     else:
+        click.echo(f"rollouts played by: {by}")
         click.echo(format_judgements(df))
 
 

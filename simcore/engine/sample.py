@@ -54,7 +54,7 @@ from simcore.engine import kernel as E
 from simcore.contract import view as vw
 from simcore.contract.arena import AR_FNS, AR_SETUP, AR_STATE_LEN, AR_STATES, AR_WORK, N_STATES
 from simcore.contract.evaluate import shanten
-from simcore.contract.nrt import address_of, data_ptr, int64_ptr, view_of
+from simcore.contract.nrt import address_of, data_ptr, int64_ptr, strategy_addresses, view_of
 from simcore.contract.rng import STREAM_SEAT, STREAM_WALL, stream_key, stream_value
 from simcore.contract.rules import N_RULE_FIELDS, R_FLOW
 from simcore.contract.tiles import N_KINDS, N_RANKS, N_SUITS, N_TILES, NO_VOID
@@ -739,6 +739,32 @@ def _fill_arena(A, rfns, arena, seat):
     for i in range(n):
         one[seat * n + i] = arena[seat * n + i]
     E._set_arenas(data_ptr(S), data_ptr(A), rfns, one)
+
+
+@nb.njit(cache=True)
+def _fn_addresses(fns, out):
+    for i in range(12):
+        jit, c = strategy_addresses(fns[i])
+        out[2 * i] = jit
+        out[2 * i + 1] = c
+
+
+def arena_with(players, seat: int, rollout) -> np.ndarray:
+    """``arena_for(players, seat)`` with every seat of a rollout played by ``rollout``
+    (``strategies.registry.Players`` of four seats that do not search), seat by seat, with their
+    own parameters: a reviewer's rollouts at the table's own seats."""
+    from simcore.contract.arena import AR_FNS, AR_SETUP
+
+    A = arena_for(players, seat)
+    addresses = np.zeros(24, np.int64)
+    sig = nb.types.void(E._FNS, nb.types.int64[::1])
+    if sig.args not in _fn_addresses.overloads:
+        _fn_addresses.compile(sig)
+        _fn_addresses.disable_compile()
+    _fn_addresses(rollout.fns, addresses)
+    A[AR_FNS:AR_FNS + 24] = addresses
+    A[AR_SETUP:AR_SETUP + len(rollout.setup)] = rollout.setup
+    return A
 
 
 def arena_for(players, seat: int) -> np.ndarray:

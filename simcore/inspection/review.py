@@ -43,13 +43,35 @@ def answer_text(q: int, a: int) -> str:
     return ("pass", "win", "pung", "kong")[a]
 
 
-def _rollout_arena(policy: str, seat: int):
+def rollout_seats(hand: RunHand, policy=None) -> list:
+    """Who plays the rollouts: the seat specs of ``policy`` (one for all four or four, any seat
+    specs, user files included), or by default the hand's own seats; a seat that searches plays
+    on with its rollout policy (a rollout cannot search)."""
+    from strategies.registry import parse_seat, parse_seats, rollout_policy, seat_functions
+
+    specs = parse_seats(policy) if policy is not None else list(hand.specs or parse_seats(",".join(hand.seats)))
+    fns = seat_functions(specs).fns
+    out = []
+    for s, spec in enumerate(specs):
+        inner = rollout_policy(spec, fns, s)
+        out.append(parse_seat(inner) if inner is not None else spec)
+    return out
+
+
+def rollouts_text(specs) -> str:
+    """Who played the rollouts, for a report: one spec, or the four in seat order."""
+    names = [s.canonical for s in specs]
+    return names[0] + " at every seat" if len(set(names)) == 1 else "; ".join(f"seat {i}: {n}" for i, n in enumerate(names))
+
+
+def _rollout_arena(specs: list, seat: int):
+    """An arena for judging ``seat``'s decisions with the four ``specs`` playing the rollouts."""
     from strategies.registry import parse_seats, seat_functions
 
-    from simcore.engine.sample import arena_for
+    from simcore.engine.sample import arena_with
 
-    players = seat_functions(parse_seats(",".join([f"search[policy={policy}]"] * 4)))
-    return arena_for(players, seat)
+    template = seat_functions(parse_seats("search"))   # an arena's layout: the search player's
+    return arena_with(template, seat, seat_functions(specs))
 
 
 def _own_arena(players, seat: int):
@@ -68,8 +90,9 @@ def _decision_seed(seed: int, g: int, seat: int, k: int) -> int:
 
 
 def judge_hand(hand: RunHand, seat: int, decision: int | None = None, rollouts: int = 500,
-               policy: str = "expert", discards: int = 14, progress=None, shape: float | None = None) -> list[dict]:
+               policy=None, discards: int = 14, progress=None, shape: float | None = None) -> list[dict]:
     """One row per candidate of each judged decision of ``seat`` (or of decision ``decision``).
+    ``policy``: who plays the rollouts (``rollout_seats``: the hand's own seats by default).
     ``shape``: the sampler's weight on the opponents' shanten (default: the search player's)."""
     from strategies.search import MAX_CAND, ask_posed, judge_posed
 
@@ -82,7 +105,7 @@ def judge_hand(hand: RunHand, seat: int, decision: int | None = None, rollouts: 
     if not 1 <= rollouts <= MAX_ROLLOUTS:
         raise ValueError(f"--rollouts {rollouts}: between 1 and {MAX_ROLLOUTS}")
     tab = load_tables()
-    A = _rollout_arena(policy, seat)
+    A = _rollout_arena(rollout_seats(hand, policy), seat)
     if shape is None:
         from strategies.search import PARAMS
 
@@ -199,7 +222,7 @@ def _rows(k, p, q, halves: list, actual, S, seat, event) -> list[dict]:
     return rows
 
 
-def review(hand: RunHand, seat: int, rollouts: int = 500, policy: str = "expert", discards: int = 14,
+def review(hand: RunHand, seat: int, rollouts: int = 500, policy=None, discards: int = 14,
            progress=None) -> dict:
     """One seat's decisions in one hand as the viewer's reviewer shows them (``sichuan trace
     --format html --review SEAT``): each decision with the event it came before, its options best
@@ -214,7 +237,8 @@ def review(hand: RunHand, seat: int, rollouts: int = 500, policy: str = "expert"
                           "tile": chosen["tile"], "options": options, "chosen": chosen["candidate"],
                           "best": options[0]["candidate"], "lost": chosen["gap"], "lost_lo": chosen["gap_lo"],
                           "lost_hi": chosen["gap_hi"]})
-    return {"seat": seat, "strategy": hand.seats[seat], "rollouts": rollouts, "policy": policy,
+    return {"seat": seat, "strategy": hand.seats[seat], "rollouts": rollouts,
+            "policy": rollouts_text(rollout_seats(hand, policy)),
             "decisions": decisions, "lost": sum(d["lost"] for d in decisions)}
 
 
@@ -236,7 +260,7 @@ def _seat_specs(seats) -> list:
     return parse_seats(seats) if seats is None or isinstance(seats, str) else list(seats)
 
 
-def review_hands(setups: list[RunHand], traced, seat: int, rollouts: int = 500, policy: str = "expert",
+def review_hands(setups: list[RunHand], traced, seat: int, rollouts: int = 500, policy=None,
                  discards: int = 14, progress=None) -> list:
     """``review`` of each hand (None for a hand stopped by an illegal answer: it has no end to play
     out to); ``progress(hand)`` is called before each."""
@@ -252,7 +276,7 @@ def review_hands(setups: list[RunHand], traced, seat: int, rollouts: int = 500, 
 
 
 def analyze(run=None, hand: int = 0, seat: int = 0, decision: int | None = None, rollouts: int = 500,
-            policy: str = "expert", rules="battle", sets=None, seats=None, seed: int = 0, discards: int = 14,
+            policy=None, rules="battle", sets=None, seats=None, seed: int = 0, discards: int = 14,
             progress: bool = False, allow_changed_strategy: bool = False):
     """Judge seat ``seat``'s decisions in one hand by rollouts: a DataFrame with one row per
     candidate answer of each decision (or of decision ``decision``, counted from 0 over the
@@ -260,7 +284,9 @@ def analyze(run=None, hand: int = 0, seat: int = 0, decision: int | None = None,
     from the decision to the hand's end over ``rollouts`` sampled tables with its 95% interval (``lo``, ``hi``);
     ``gap`` to the best candidate with a paired 95% interval (``gap_lo``, ``gap_hi``); ``chosen``,
     the seat's actual answer; ``event``, the index in the hand's trace of the first event after
-    the decision (the decision is taken at the table shown after event ``event - 1``). Every seat of a rollout follows ``policy``.
+    the decision (the decision is taken at the table shown after event ``event - 1``). The rollouts
+    are played by the hand's own seats (a searching seat by its rollout policy), or by ``policy``:
+    one seat spec for all four or four (``df.attrs["rollouts_by"]`` says who played).
     ``allow_changed_strategy`` judges a run's hand though a strategy file changed since (a warning).
 
         >>> import simcore
@@ -273,4 +299,6 @@ def analyze(run=None, hand: int = 0, seat: int = 0, decision: int | None = None,
     if progress:
         def show(k, p):
             print(f"judging decision {k} (resume point {p})", file=sys.stderr, flush=True)
-    return pd.DataFrame(judge_hand(h, seat, decision, rollouts, policy, discards, show))
+    df = pd.DataFrame(judge_hand(h, seat, decision, rollouts, policy, discards, show))
+    df.attrs["rollouts_by"] = rollouts_text(rollout_seats(h, policy))
+    return df

@@ -58,6 +58,7 @@ class RunHand:
     scores: list
     match: int | None = None
     hand_in_match: int | None = None
+    specs: list | None = None          # the seats' SeatSpecs (the reviewer's rollouts play them)
 
     def trace(self, run_dir=None) -> TracedHand:
         """The hand's TRACE.md events, replayed; its hint names the command that replays it."""
@@ -101,7 +102,7 @@ def independent_hands(rules, seats, seed: int, hands) -> list[RunHand]:
 
     players = seat_functions(list(seats))
     names = [s.canonical for s in seats]
-    return [RunHand(rules, players, names, seed, int(g), int(g) % 4, [0, 0, 0, 0]) for g in hands]
+    return [RunHand(rules, players, names, seed, int(g), int(g) % 4, [0, 0, 0, 0], specs=list(seats)) for g in hands]
 
 
 def hands_of_run(run_dir, hands, allow_changed_strategy: bool = False) -> list[RunHand]:
@@ -126,9 +127,10 @@ def hands_of_run(run_dir, hands, allow_changed_strategy: bool = False) -> list[R
             if len(rows) != 4 or not head:
                 raise ValueError(f"hand {g} of {run_dir} has not been played yet (resume the run first)")
             scores = [r["score_before"] for r in sorted(rows, key=lambda r: r["seat"])]
-            out.append(RunHand(cfg.rules, fns, names, cfg.seed, g, head[0]["dealer"], scores, g // hpm, g % hpm))
+            out.append(RunHand(cfg.rules, fns, names, cfg.seed, g, head[0]["dealer"], scores, g // hpm, g % hpm,
+                               list(seats)))
         else:
-            out.append(RunHand(cfg.rules, fns, names, cfg.seed, g, g % 4, [0, 0, 0, 0]))
+            out.append(RunHand(cfg.rules, fns, names, cfg.seed, g, g % 4, [0, 0, 0, 0], specs=list(seats)))
     return out
 
 

@@ -52,3 +52,54 @@ def test_a_real_gap_is_measured_without_the_selection_bias():
         gaps.append(gap[1:].mean())
     gaps = np.array(gaps)
     assert abs(gaps.mean() - 1.0) < 4 * gaps.std() / np.sqrt(trials)
+
+
+# -- who plays the rollouts ---------------------------------------------------------------------
+
+SEATS = "greedy,efficient+void=weakest,expert,random"
+
+
+def _hand(seats=SEATS):
+    from simcore.contract.rules import preset
+    from simcore.inspection.run_hands import independent_hands
+    from strategies.registry import parse_seats
+
+    return independent_hands(preset("battle"), parse_seats(seats), 7, [3])[0]
+
+
+def test_the_rollouts_are_played_by_the_hands_own_seats_by_default():
+    """The default judges exactly as --policy naming the hand's four seats does, and not as
+    experts at every seat do."""
+    from simcore.inspection.review import judge_hand, rollout_seats
+
+    h = _hand()
+    assert [s.canonical for s in rollout_seats(h)] == [s.canonical for s in h.specs]
+    own = judge_hand(h, 0, 0, 60)
+    named = judge_hand(h, 0, 0, 60, policy=SEATS)
+    experts = judge_hand(h, 0, 0, 60, policy="expert")
+    assert [r["mean"] for r in own] == [r["mean"] for r in named]
+    assert [r["mean"] for r in own] != [r["mean"] for r in experts]
+
+
+def test_a_searching_seat_plays_on_with_its_rollout_policy_and_a_user_file_can_play(tmp_path):
+    from simcore.inspection.review import judge_hand, rollout_seats, rollouts_text
+    from tests.support.bots import write_bots
+
+    h = _hand("search[policy=efficient],greedy,greedy,greedy")
+    assert rollout_seats(h)[0].play == "efficient"
+    bots = write_bots(tmp_path, "review_bots")
+    spec = f"{bots}:lowest"
+    assert rollouts_text(rollout_seats(_hand(), spec)).startswith(f"{spec}+exchange=shortest+void=fewest at every seat")
+    rows = judge_hand(_hand(), 0, 0, 20, policy=spec)
+    assert rows and all(r["rollouts"] == 20 for r in rows)
+
+
+def test_analyze_says_who_played_the_rollouts():
+    from tests.support.cli import invoke
+
+    res = invoke("analyze", "--seed", 7, "--hand", 3, "--seat", 0, "--decision", 0, "--rollouts", 20,
+                 "--seats", "greedy", "--policy", "efficient")
+    assert res.exit_code == 0, res.output
+    assert res.output.splitlines()[0] == "rollouts played by: efficient+exchange=shortest+void=fewest at every seat"
+    bad = invoke("analyze", "--seed", 7, "--hand", 3, "--seat", 0, "--policy", "nope")
+    assert bad.exit_code == 2 and "unknown play strategy 'nope'" in bad.stderr

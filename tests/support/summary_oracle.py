@@ -68,6 +68,7 @@ def summarize(t: dict, by: str = "strategy") -> pd.DataFrame:
             if wins else math.nan,
             "mean_fan": float(winners["fan"].mean()) if wins else math.nan,
             "mean_base": float(winners["base"].mean()) if wins else math.nan,
+            "pigs": int(pigs), "checked": int(checked.sum()),
             "pig_rate": pr, "pig_low": plo, "pig_high": phi,
             "pig_rate_checked": cr, "pig_checked_low": clo, "pig_checked_high": chi,
             "ready_rate": ready / int(ready_checked.sum()) if ready_checked.any() else math.nan,
