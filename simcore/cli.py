@@ -733,7 +733,7 @@ def format_judgements(df) -> str:
         lines.append(f"decision {k}: {what} ({first['rollouts']} rollouts)")
         for r in d.itertuples():
             mark = "*" if r.chosen else " "
-            gap = "best" if r.best else f"-{r.gap:.2f} [{-r.gap_hi:+.2f}, {-r.gap_lo:+.2f}]"
+            gap = "best" if r.best else f"{-r.gap:+.2f} [{-r.gap_hi:+.2f}, {-r.gap_lo:+.2f}]"
             lines.append(f" {mark} {r.candidate:<16} {r.mean:+7.2f} [{r.lo:+.2f}, {r.hi:+.2f}]   {gap}")
     lines.append("(* the seat's own choice; mean net from the decision to the hand's end, with its 95% interval;\n"
                  " the gap to the best with a paired 95% interval)")

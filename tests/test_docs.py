@@ -1,15 +1,22 @@
-"""The README documents exactly the columns the runs write, and starts with its two commands."""
+"""The README documents exactly the columns the runs write and what its example command prints, and
+starts with its two commands."""
 
 from pathlib import Path
 
-from scripts.readme_columns import render
+from scripts.readme import render
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_readme_column_reference_is_current():
     text = (ROOT / "README.md").read_text()
-    assert render(text) == text, "run `python -m scripts.readme_columns` to regenerate the README's columns"
+    assert render(text, only=["columns"]) == text, "run `python -m scripts.readme` to regenerate the README's columns"
+
+
+def test_readme_analyze_example_is_what_the_command_prints():
+    """The figures of the README's `sichuan analyze` example come from the command, not from memory."""
+    text = (ROOT / "README.md").read_text()
+    assert render(text, only=["analyze"]) == text, "run `python -m scripts.readme` to regenerate the README's example"
 
 
 def test_readme_starts_with_the_two_setup_commands():

@@ -38,7 +38,7 @@ def test_search_plays_legally_and_reproducibly(name):
 
 def test_analyze_judges_a_decision_with_the_seats_choice_among_the_candidates():
     """``sichuan analyze`` (and ``simcore.inspection.review``): one block per decision, candidates best
-    first, the best's gap 0, exactly one candidate marked as the seat's own choice."""
+    first, the best's gap within noise of 0, exactly one candidate marked as the seat's own choice."""
     from click.testing import CliRunner
 
     import simcore
@@ -47,21 +47,17 @@ def test_analyze_judges_a_decision_with_the_seats_choice_among_the_candidates():
     df = simcore.analyze(hand=3, seat=0, seed=7, decision=0, rollouts=50)
     assert (df["decision"] == 0).all() and df["question"].iloc[0] == "exchange"
     assert df["chosen"].sum() == 1 and df["best"].sum() == 1
-    assert df.loc[df["best"], "gap"].iloc[0] == 0 and (df["gap"] >= 0).all()
+    best = df.loc[df["best"]].iloc[0]
+    assert best["gap_lo"] <= 0 <= best["gap_hi"] and (df["gap_lo"] <= df["gap"]).all() and (df["gap"] <= df["gap_hi"]).all()
     assert (df["lo"] <= df["mean"]).all() and (df["mean"] <= df["hi"]).all()
     assert list(df["mean"]) == sorted(df["mean"], reverse=True)
     out = CliRunner().invoke(main, ["analyze", "--seed", "7", "--hand", "3", "--seat", "0", "--decision", "0",
                                     "--rollouts", "50"])
-    assert out.exit_code == 0 and out.output.startswith("decision 0: exchange (50 rollouts)")
+    lines = out.output.splitlines()
+    assert out.exit_code == 0 and lines[0].startswith("rollouts played by: expert") and \
+        lines[1] == "decision 0: exchange (50 rollouts)"
     bad = CliRunner().invoke(main, ["analyze", "--hand", "3", "--seat", "0", "--decision", "999", "--rollouts", "5"])
     assert bad.exit_code != 0 and "--decision 999" in bad.output
-
-
-def test_the_command_line_offers_every_rollout_policy():
-    from simcore.cli import ROLLOUT_POLICIES
-    from strategies.search import POLICIES
-
-    assert ROLLOUT_POLICIES == POLICIES
 
 
 @pytest.mark.slow
