@@ -156,15 +156,15 @@ def _write(run_dir, cfg: RunConfig, config: dict, chunk: int, first: int, count:
     rio.write_shards(Path(run_dir), chunk, tables, config, first, count, summary)
 
 
-def play_chunk(run_dir: str, config: dict, chunk: int, first: int, count: int, threads: int, check: bool) -> dict:
+def play_chunk(run_dir: str, cfg: RunConfig, chunk: int, first: int, count: int, threads: int, check: bool) -> dict:
     """One task: play a chunk and write its shards; returns only a small record. Runs in a
-    worker process or a Dask worker."""
-    cfg = RunConfig.from_json(config)
+    worker process or a Dask worker, which get the configuration as it is (seats parsed once,
+    in the command), never its text to parse again."""
     t0 = time.perf_counter()
     res = _play(run_dir, cfg, _seat_fns(cfg), first, count, threads, check)
     n = res.n
     t1 = time.perf_counter()
-    _write(run_dir, cfg, config, chunk, first, count, res)
+    _write(run_dir, cfg, cfg.to_json(), chunk, first, count, res)
     del res
     return {"chunk": chunk, "hands": n, "play_seconds": t1 - t0, "write_seconds": time.perf_counter() - t1}
 
@@ -459,7 +459,6 @@ def _play_chunks(run_dir: Path, cfg: RunConfig, todo, executor, own: bool, worke
                 raise RunError(str(exc)) from None
             return
         executor = cf.ProcessPoolExecutor(n_workers, mp_context=multiprocessing.get_context("spawn"))
-    config = cfg.to_json()
     pending: dict[cf.Future, tuple] = {}
     left = list(todo)
     # one chunk queued behind each running one: a worker that finishes starts its next chunk at
@@ -469,7 +468,7 @@ def _play_chunks(run_dir: Path, cfg: RunConfig, todo, executor, own: bool, worke
         while left or pending:
             while left and len(pending) < in_flight:
                 c, first, count = left.pop(0)
-                fut = _submit(executor, own, play_chunk, str(run_dir), config, c, first, count, threads, check)
+                fut = _submit(executor, own, play_chunk, str(run_dir), cfg, c, first, count, threads, check)
                 pending[fut] = (c, first, count)
             finished, _ = cf.wait(pending, return_when=cf.FIRST_COMPLETED)
             for fut in finished:

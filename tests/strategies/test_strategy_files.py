@@ -114,15 +114,19 @@ def test_a_resume_compares_what_the_seats_play_not_how_they_are_written(folder, 
     out = tmp_path / "run"
     rel = f"{folder.name}/strat.py:play"
 
-    def simulate(seat0, hands):
+    def simulate(seat0, hands, workers=1):
         return invoke("simulate", "-q", "--hands", hands, "--chunk-hands", 100, "--seats",
-                      f"{seat0},greedy,greedy,greedy", "--out", out, "--workers", 1)
+                      f"{seat0},greedy,greedy,greedy", "--out", out, "--workers", workers)
 
     assert simulate(rel, 200).exit_code == 0
     assert simulate(f"./{rel}", 300).exit_code == 0
     assert simulate(f"{folder}/strat.py:play", 400).exit_code == 0
-    monkeypatch.chdir(tmp_path)
-    assert simulate(f"../{folder.parent.name}/{rel}", 500).exit_code == 0     # from another directory
+    elsewhere = folder.parent / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    assert simulate(f"../{rel}", 500).exit_code == 0                           # from another directory
+    res = simulate(f"../{rel}", 700, workers=2)                                # worker processes too
+    assert res.exit_code == 0, res.stderr
     names = set(analysis.load(out, tables=["seats"]).seats["strategy"].astype(str))
     assert names == {f"{rel}+exchange=shortest+void=fewest", "greedy+exchange=shortest+void=fewest"}
     assert rio.read_manifest(out)["config"]["seats"][0] == f"{rel}+exchange=shortest+void=fewest"
