@@ -706,8 +706,9 @@ def analyze_cmd(run_dir, rules_spec, sets, seed, hand, seat, decision, rollouts,
                 click.echo(f"judging decision {k} (resume point {p}) ...", err=True)
         from simcore.inspection.review import rollout_seats, rollouts_text
 
-        by = rollouts_text(rollout_seats(h, policy))
-        rows = judge_hand(h, seat, decision, rollouts, policy, discards, show)
+        specs = rollout_seats(h, policy)
+        by = rollouts_text(specs)
+        rows = judge_hand(h, seat, decision, rollouts, specs, discards, show)
     except (ValueError, OSError) as exc:
         raise CliError(_one_line(exc)) from None
     import pandas as pd

@@ -278,8 +278,12 @@ def user_file_hashes(path: Path) -> dict[str, str]:
 def user_file_hash(path: Path) -> str:
     """One hash of a strategy file and what it depends on: it names the file's numba cache
     folder, and a run records it beside the per-file hashes."""
+    return _combined_hash(path, user_file_hashes(path))
+
+
+def _combined_hash(path: Path, hashes: dict[str, str]) -> str:
     h = hashlib.blake2b(digest_size=12)
-    for name, digest in sorted(user_file_hashes(path).items()):
+    for name, digest in sorted(hashes.items()):
         h.update(Path(name).relative_to(Path(path).resolve().parent).as_posix().encode())
         h.update(digest.encode())
     return h.hexdigest()
@@ -295,17 +299,15 @@ def legacy_file_hash(path: Path) -> str:
     return h.hexdigest()
 
 
-def user_files(seats) -> dict[str, str]:
-    """{absolute path: hash of it and its dependencies} of every user strategy file the seats name."""
-    out = {}
+def user_file_records(seats) -> tuple[dict[str, str], dict[str, dict[str, str]]]:
+    """What a run records of every user strategy file the seats name, each file's imports read
+    once: ({absolute path: hash of it and its dependencies, "missing" if it is gone},
+    {absolute path: {dependency: hash}})."""
+    files, deps = {}, {}
     for path in _user_paths_of(seats):
-        out[str(path)] = user_file_hash(path) if path.is_file() else "missing"
-    return out
-
-
-def user_file_deps(seats) -> dict[str, dict[str, str]]:
-    """{absolute path: {dependency: hash}} of every user strategy file the seats name."""
-    return {str(path): user_file_hashes(path) if path.is_file() else {} for path in _user_paths_of(seats)}
+        deps[str(path)] = user_file_hashes(path) if path.is_file() else {}
+        files[str(path)] = _combined_hash(path, deps[str(path)]) if path.is_file() else "missing"
+    return files, deps
 
 
 def _user_paths_of(seats) -> list[Path]:

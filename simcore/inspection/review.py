@@ -49,6 +49,8 @@ def rollout_seats(hand: RunHand, policy=None) -> list:
     on with its rollout policy (a rollout cannot search)."""
     from strategies.registry import parse_seat, parse_seats, rollout_policy, seat_functions
 
+    if isinstance(policy, (list, tuple)):   # already the specs this function gave
+        return list(policy)
     specs = parse_seats(policy) if policy is not None else list(hand.specs or parse_seats(",".join(hand.seats)))
     fns = seat_functions(specs).fns
     out = []
@@ -92,7 +94,8 @@ def _decision_seed(seed: int, g: int, seat: int, k: int) -> int:
 def judge_hand(hand: RunHand, seat: int, decision: int | None = None, rollouts: int = 500,
                policy=None, discards: int = 14, progress=None, shape: float | None = None) -> list[dict]:
     """One row per candidate of each judged decision of ``seat`` (or of decision ``decision``).
-    ``policy``: who plays the rollouts (``rollout_seats``: the hand's own seats by default).
+    ``policy``: who plays the rollouts (seat spec text, or what ``rollout_seats`` gave; the hand's
+    own seats by default).
     ``shape``: the sampler's weight on the opponents' shanten (default: the search player's)."""
     from strategies.search import MAX_CAND, ask_posed, judge_posed
 
@@ -226,9 +229,11 @@ def review(hand: RunHand, seat: int, rollouts: int = 500, policy=None, discards:
            progress=None) -> dict:
     """One seat's decisions in one hand as the viewer's reviewer shows them (``sichuan trace
     --format html --review SEAT``): each decision with the event it came before, its options best
-    first (``judge_hand``'s rows), and what the seat's choice gave up against the best (the gap with
-    its paired interval; 0 where it chose the best); ``lost`` sums those gaps over the hand."""
-    rows = judge_hand(hand, seat, None, rollouts, policy, discards, progress)
+    first (``judge_hand``'s rows), and what the seat's choice gave up against the best (its
+    unbiased gap with its paired interval, near 0 where it chose the best); ``lost`` sums those
+    gaps over the hand."""
+    specs = rollout_seats(hand, policy)
+    rows = judge_hand(hand, seat, None, rollouts, specs, discards, progress)
     decisions = []
     for k in sorted({r["decision"] for r in rows}):
         options = [r for r in rows if r["decision"] == k]
@@ -238,7 +243,7 @@ def review(hand: RunHand, seat: int, rollouts: int = 500, policy=None, discards:
                           "best": options[0]["candidate"], "lost": chosen["gap"], "lost_lo": chosen["gap_lo"],
                           "lost_hi": chosen["gap_hi"]})
     return {"seat": seat, "strategy": hand.seats[seat], "rollouts": rollouts,
-            "policy": rollouts_text(rollout_seats(hand, policy)),
+            "policy": rollouts_text(specs),
             "decisions": decisions, "lost": sum(d["lost"] for d in decisions)}
 
 
@@ -299,6 +304,7 @@ def analyze(run=None, hand: int = 0, seat: int = 0, decision: int | None = None,
     if progress:
         def show(k, p):
             print(f"judging decision {k} (resume point {p})", file=sys.stderr, flush=True)
-    df = pd.DataFrame(judge_hand(h, seat, decision, rollouts, policy, discards, show))
-    df.attrs["rollouts_by"] = rollouts_text(rollout_seats(h, policy))
+    specs = rollout_seats(h, policy)
+    df = pd.DataFrame(judge_hand(h, seat, decision, rollouts, specs, discards, show))
+    df.attrs["rollouts_by"] = rollouts_text(specs)
     return df

@@ -280,21 +280,6 @@ class DaskExecutor:
             self.cluster.close()
 
 
-def _strategy_files(cfg: RunConfig) -> dict[str, str]:
-    """{absolute path: hash} of the run's user strategy files (and the .py files beside them)."""
-    from strategies.registry import user_files
-
-    return user_files(cfg.seats)
-
-
-def _strategy_deps(cfg: RunConfig) -> dict[str, dict[str, str]]:
-    """{absolute path: {file it depends on: hash}} of the run's user strategy files: a refusal
-    names the file that changed."""
-    from strategies.registry import user_file_deps
-
-    return user_file_deps(cfg.seats)
-
-
 def _strategy_paths(cfg: RunConfig) -> dict[str, str]:
     """{path as the seats give it: absolute path} of the run's user strategy files, so its hands
     can be traced from any directory (``simcore.inspection.run_hands``)."""
@@ -552,6 +537,9 @@ def run(run_dir: str | os.PathLike, cfg: RunConfig, workers: int | None = None, 
         valid = _valid_chunks(run_dir, chunks, cfg.hands_per_item)
         rio.remove_partial(run_dir, valid)
         todo = [x for x in chunks if x[0] not in valid]
+        from strategies.registry import user_file_records
+
+        files, deps = user_file_records(cfg.seats)
         manifest = {
             "schema_version": rio.SCHEMA_VERSION,
             "package_version": __version__,
@@ -560,8 +548,8 @@ def run(run_dir: str | os.PathLike, cfg: RunConfig, workers: int | None = None, 
             "matches": cfg.n if cfg.match_mode else None,
             "hands_per_match": cfg.rules.hands_per_match if cfg.match_mode else None,
             "chunks": len(chunks),
-            "strategy_files": _strategy_files(cfg),
-            "strategy_deps": _strategy_deps(cfg),
+            "strategy_files": files,     # each user strategy file: one hash of it and what it imports
+            "strategy_deps": deps,       # and each of those files' own, so a refusal names the one that changed
             "strategy_paths": (old or {}).get("strategy_paths") or _strategy_paths(cfg),
             "complete": not todo,
             "timings": d.timings(old),
