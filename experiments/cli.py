@@ -13,6 +13,7 @@ import tempfile
 import click
 
 from simcore.contract.messages import one_line as _one_line
+from simcore.cli import name_table
 from simcore.contract.rules import PRESETS
 
 
@@ -80,24 +81,20 @@ def experiment():
     """
 
 
-def _shipped_table() -> str:
+def _shipped() -> dict[str, str]:
     """Every shipped experiment with its spec's description (read as TOML only: help stays fast)."""
-    import textwrap
     import tomllib
 
     from .spec import SHIPPED, SPEC_DIR
 
-    lines = []
+    out = {}
     for name in SHIPPED:
         with open(SPEC_DIR / f"{name}.toml", "rb") as f:
-            text = tomllib.load(f).get("description", "")
-        wrapped = textwrap.wrap(text, 70)
-        lines.append(f"    {name:<19} {wrapped[0] if wrapped else ''}")
-        lines += [" " * 24 + w for w in wrapped[1:]]
-    return "\n".join(lines)
+            out[name] = tomllib.load(f).get("description", "")
+    return out
 
 
-experiment.help = experiment.help.replace("    {shipped}", _shipped_table())
+experiment.help = experiment.help.replace("    {shipped}", name_table(_shipped(), 70))
 
 
 @experiment.command("run")

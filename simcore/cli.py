@@ -218,19 +218,21 @@ def rules_cmd(spec, rules_spec, sets, as_json, as_toml, diff):
         click.echo(rules_table(rules))
 
 
-def _preset_table() -> str:
-    """The presets, a name and its summary a line, wrapped under the summary's column."""
+def name_table(items: dict[str, str], wrap: int, indent: str = "    ") -> str:
+    """``{name: text}`` for a help page: a name and its text a line, the text wrapped at ``wrap``
+    under its own column, every line indented by ``indent``."""
     import textwrap
 
+    pad = max(len(name) for name in items) + 2
     lines = []
-    for name, text in rules_mod.PRESET_SUMMARY.items():
-        wrapped = textwrap.wrap(text, 72)
-        lines.append(f"{name:<8} {wrapped[0]}")
-        lines += [" " * 9 + w for w in wrapped[1:]]
-    return "\n    ".join(lines)
+    for name, text in items.items():
+        wrapped = textwrap.wrap(text, wrap) or [""]
+        lines.append(f"{indent}{name:<{pad}}{wrapped[0]}")
+        lines += [indent + " " * pad + w for w in wrapped[1:]]
+    return "\n".join(lines)
 
 
-rules_cmd.help = rules_cmd.help.replace("{preset_table}", _preset_table())
+rules_cmd.help = rules_cmd.help.replace("    {preset_table}", name_table(rules_mod.PRESET_SUMMARY, 72))
 
 
 # -- seats and hands --------------------------------------------------------------------------

@@ -282,7 +282,6 @@ def _codes(table: pa.Table, name: str, labels) -> np.ndarray:
 # -- per-chunk partial results ------------------------------------------------------------------
 
 SEAT_COLUMNS = ["hand", "seat", "strategy", "dealer", "net", "win_kind", "fan", "base", "flower_pig", "ready", *NET_COLUMNS]
-BY = SUMMARY_BY
 DEALER_KEYS = ["dealer", "others"]
 WIN_COLUMNS = ["hand", "seat", "base", "paid", *PATTERNS]
 HAND_COLUMNS = ["end_reason", "winners", "turns", "tiles_left"]
@@ -572,8 +571,8 @@ class Totals:
 
 def totals(run, by: str = "strategy", threads: int | None = None) -> Totals:
     """A run directory streamed shard by shard (or a loaded :class:`Run`) into :class:`Totals`."""
-    if by not in BY:
-        raise ValueError(f"by must be one of {', '.join(BY)}, not {by!r}")
+    if by not in SUMMARY_BY:
+        raise ValueError(f"by must be one of {', '.join(SUMMARY_BY)}, not {by!r}")
     groups: dict = {}
     overview = _Overview()
     if isinstance(run, Run):
@@ -590,16 +589,15 @@ def totals(run, by: str = "strategy", threads: int | None = None) -> Totals:
     labels = list(manifest["config"]["seats"])  # a run's seat s plays the same strategy every hand
     # every shard's footer is read (a corrupt shard of any table is reported); the hands shard's
     # holds the chunk's stored tallies
+    by_row = by == "dealer"   # the group changes from hand to hand: no stored tallies, read by hand and seat
     to_scan = []
     for c, meta in check_footers(run, manifest).items():
-        stored = None if by == "dealer" else _stored_partial(meta.get("summary"), by, labels)
+        stored = None if by_row else _stored_partial(meta.get("summary"), by, labels)
         if stored is None:
             to_scan.append(c)
         else:
             _merge(groups, stored[0])
             overview = overview + stored[1]
-
-    by_row = by == "dealer"   # the group changes from hand to hand: read by hand and seat
 
     def one(chunk, t):
         return _seat_partial(t["seats"], t["wins"], by, None if by_row else labels), _hand_partial(t["hands"])
