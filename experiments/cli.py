@@ -13,7 +13,7 @@ import tempfile
 import click
 
 from simcore.contract.messages import one_line as _one_line
-from simcore.cli import name_table
+from simcore.cli import full_names_option, name_table
 from simcore.contract.rules import PRESETS
 
 
@@ -41,7 +41,7 @@ def _check_vs(spec, vs):
         raise ExperimentCliError(f"--vs {vs!r} is not an arm of {spec.name} (arms: {', '.join(names)})")
 
 
-def _run_and_report(spec, out, hands, seed, workers, width, as_json, quiet, vs=None):
+def _run_and_report(spec, out, hands, seed, workers, width, as_json, quiet, vs=None, full_names=False):
     from experiments.execute import ExperimentError, run_experiment
     from experiments.report import build, dumps, format_text, save
     from simcore.cli import exit_interrupted
@@ -56,7 +56,7 @@ def _run_and_report(spec, out, hands, seed, workers, width, as_json, quiet, vs=N
         exit_interrupted(exc, quiet)
     except ExperimentError as exc:
         raise ExperimentCliError(_one_line(exc)) from None
-    click.echo(dumps(rep) if as_json else format_text(rep))
+    click.echo(dumps(rep) if as_json else format_text(rep, full_names))
     return rep
 
 
@@ -108,7 +108,8 @@ experiment.help = experiment.help.replace("    {shipped}", name_table(_shipped()
 @click.option("--vs", "vs", default=None, metavar="ARM", help=VS_HELP + " The report saved in DIR is this one.")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines on stderr.")
-def run_cmd(spec_name, hands, seed, out, workers, width, vs, as_json, quiet):
+@full_names_option
+def run_cmd(spec_name, hands, seed, out, workers, width, vs, as_json, quiet, full_names):
     """Run the experiment SPEC (a TOML file, or a shipped name such as `exchange`) into DIR and
     print its report.
 
@@ -125,7 +126,7 @@ def run_cmd(spec_name, hands, seed, out, workers, width, vs, as_json, quiet):
         spec = load_spec(spec_name)
     except SpecError as exc:
         raise ExperimentCliError(_one_line(exc)) from None
-    _run_and_report(spec, out, hands, seed, workers, width, as_json, quiet, vs=vs)
+    _run_and_report(spec, out, hands, seed, workers, width, as_json, quiet, vs=vs, full_names=full_names)
 
 
 @experiment.command("report")
@@ -133,7 +134,8 @@ def run_cmd(spec_name, hands, seed, out, workers, width, vs, as_json, quiet):
 @click.option("--width", type=click.FloatRange(min=0, min_open=True), default=None, help=WIDTH_HELP)
 @click.option("--vs", "vs", default=None, metavar="ARM", help=VS_HELP)
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
-def report_cmd(exp_dir, width, vs, as_json):
+@full_names_option
+def report_cmd(exp_dir, width, vs, as_json, full_names):
     """Print the report of an experiment directory again (recomputed from its runs).
 
     \b
@@ -148,7 +150,7 @@ def report_cmd(exp_dir, width, vs, as_json):
         rep = build(exp_dir, width=width, vs=vs)
     except ExperimentError as exc:
         raise ExperimentCliError(_one_line(exc)) from None
-    click.echo(dumps(rep) if as_json else format_text(rep))
+    click.echo(dumps(rep) if as_json else format_text(rep, full_names))
 
 
 @experiment.command("list")
@@ -177,7 +179,8 @@ def list_cmd():
 @click.option("--width", type=click.FloatRange(min=0, min_open=True), default=0.1, show_default=True, help=WIDTH_HELP)
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines on stderr.")
-def compare(a, b, rules_spec, sets, hands, seed, out, workers, width, as_json, quiet):
+@full_names_option
+def compare(a, b, rules_spec, sets, hands, seed, out, workers, width, as_json, quiet, full_names):
     """Head-to-head in duplicate: seat spec A, 1 vs 3 against a field of B.
 
     A sits at each seat in turn against three B on the same walls; the difference from B
@@ -212,7 +215,7 @@ def compare(a, b, rules_spec, sets, hands, seed, out, workers, width, as_json, q
         tmp = tempfile.mkdtemp(prefix="sichuan-compare-")
         out = tmp
     try:
-        _run_and_report(spec, out, hands, seed, workers, width, as_json, quiet)
+        _run_and_report(spec, out, hands, seed, workers, width, as_json, quiet, full_names=full_names)
     finally:
         if tmp is not None:
             shutil.rmtree(tmp, ignore_errors=True)

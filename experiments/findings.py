@@ -21,6 +21,8 @@ import sys
 import time
 from pathlib import Path
 
+from strategies.names import short_name
+
 SEED = 1
 # Sizes for `make findings` (--hands units as in `sichuan experiment run`): 3.9M hands each for
 # exchange and void (expert field), 3.9M each in the efficient field, 15M for flower-pigs, 1.6M
@@ -241,19 +243,6 @@ def _paid_reasons(cells: list[dict]) -> list[str]:
     return [r for r in cells[0]["reasons"]["reasons"] if any(c["reasons"]["reasons"][r]["payments"] for c in cells)]
 
 
-def short_spec(spec: str) -> str:
-    """A canonical seat spec without its parameter values when every one is the default
-    `sichuan strategies` lists (``expert[pace=1.5,...]+exchange=...`` -> ``expert+exchange=...``);
-    any other spec as it is."""
-    from strategies.registry import StrategyError, parse_seat
-
-    short = re.sub(r"\[[^\]]*\]", "", spec)
-    try:
-        return short if parse_seat(short).canonical == spec else spec
-    except StrategyError:
-        return spec
-
-
 def _policy(arm_seat: str, part: str) -> str:
     """The name of a seat spec's exchange or void policy (``expert+exchange=random+void=expert`` -> random)."""
     for item in arm_seat.split("+")[1:]:
@@ -277,8 +266,8 @@ def field_sentences(strong: dict, weak: dict, part: str) -> list[str]:
     b = [n for n, _ in ranking(weak)]
     common = [n for n in a if n in b]
     same = common == [n for n in b if n in a]
-    return [f"By the field's strength: against `{short_spec(strong['field'])}` the {part} policies rank "
-            f"{text(strong)}; against `{short_spec(weak['field'])}` {text(weak)} (each against its field's own "
+    return [f"By the field's strength: against `{short_name(strong['field'])}` the {part} policies rank "
+            f"{text(strong)}; against `{short_name(weak['field'])}` {text(weak)} (each against its field's own "
             "policy). The order "
             + ("is the same in both fields." if same else "changes with the field.")]
 
@@ -297,7 +286,7 @@ def sentences(name: str, rep: dict) -> list[str]:
 
 def _size(name: str, rep: dict) -> str:
     if rep["kind"] == "duplicate":
-        field = short_spec(rep["field"])
+        field = short_name(rep["field"])
         return (f"{rep['walls']:,} walls, {rep['arms']} arms x 4 rotations against a field of `{field}`"
                 + (", every parameter at its default" if field != rep["field"] else ""))
     return f"{len(rep['cells'])} cells, {rep['hands_played']:,} hands"

@@ -117,23 +117,32 @@ def _table(header: list[str], rows: list[list[str]], right: set[int] | None = No
     return out
 
 
-def format_text(rep: dict) -> str:
+def format_text(rep: dict, full_names: bool = False) -> str:
+    """The report as text, seats by their shortest specs (``strategies.names``; ``full_names``:
+    the canonical specs the JSON keeps)."""
     if rep["kind"] == "duplicate":
-        return _format_duplicate(rep)
-    return _format_cells(rep)
+        return _format_duplicate(rep, full_names)
+    return _format_cells(rep, full_names)
 
 
-def _format_duplicate(rep: dict) -> str:
+def _seat_names(specs, full_names: bool) -> dict:
+    from strategies.names import short_names
+
+    return short_names([s for s in specs if s], full_names)
+
+
+def _format_duplicate(rep: dict, full_names: bool = False) -> str:
     ref = rep.get("reference", rep["baseline"])     # reports written before --vs have no reference
     lines = [f"experiment {rep['name']} (duplicate): {rep['walls']:,} walls, each played by {rep['arms']} arms "
              f"in 4 rotations ({rep['hands_per_arm']:,} hands per arm; {rep['hands_played']:,} hands played, "
              "identical runs shared), seed " + str(rep["seed"])]
     if rep.get("description"):
         lines.append(rep["description"])
+    name = _seat_names([rep["field"]] + [r["seat"] for r in rep["rows"]], full_names)
     if ref == rep["baseline"]:
-        lines.append(f"field: {rep['field']} at the other three seats; baseline: {rep['baseline']}")
+        lines.append(f"field: {name[rep['field']]} at the other three seats; baseline: {rep['baseline']}")
     else:
-        lines.append(f"field: {rep['field']} at the other three seats; reference: {ref} (--vs; the spec's "
+        lines.append(f"field: {name[rep['field']]} at the other three seats; reference: {ref} (--vs; the spec's "
                      f"baseline is {rep['baseline']})")
     for sw in rep.get("sweeps", []):
         lines.append(f"sweep {sw['name']}: {sw['seat']} with {{}} = "
@@ -156,7 +165,7 @@ def _format_duplicate(rep: dict) -> str:
                      rem, walls, hands, f"{rep['hands_played']:,}"])
     lines += _table(header, rows, right={2, 3, 4, 5, 6, 7, 8})
     lines.append("")
-    lines.append("seat specs: " + "; ".join(f"{r['arm']} = {r['seat']}" for r in rep["rows"]))
+    lines.append("seat specs: " + "; ".join(f"{r['arm']} = {name[r['seat']]}" for r in rep["rows"]))
     lines.append("'unpaired +-' is the 95% half-width the same hands would give without pairing (independent walls).")
     lines += ["- " + d for d in rep["definitions"]]
     lines.append(f"reproduce: {rep['command']}")
@@ -174,14 +183,15 @@ def _labels(c: dict) -> str:
     return c["cell"]
 
 
-def _format_cells(rep: dict) -> str:
+def _format_cells(rep: dict, full_names: bool = False) -> str:
     lines = [f"experiment {rep['name']} (cells): {len(rep['cells'])} cells, {rep['hands_played']:,} hands played, "
              f"seed {rep['seed']}"]
     if rep.get("description"):
         lines.append(rep["description"])
     cells = rep["cells"]
     show = rep["show"]
-    seats = sorted({",".join(dict.fromkeys(c["seats"])) for c in cells})
+    name = _seat_names([s for c in cells for s in c["seats"]], full_names)
+    seats = sorted({",".join(name[s] for s in dict.fromkeys(c["seats"])) for c in cells})
     if len(seats) == 1:
         lines.append(f"seats: {seats[0]} at all four seats")
     if "pigs" in show:

@@ -248,6 +248,12 @@ def seats_option(f):
     return click.option("--seats", "seats_spec", default=None, metavar="SPEC", help=SEATS_HELP)(f)
 
 
+def full_names_option(f):
+    return click.option("--full-names", is_flag=True,
+                        help="Print seats by their canonical specs (every parameter and both policies, as the run "
+                             "records them) instead of the shortest spec that names them.")(f)
+
+
 def resolve_seats(spec, to_play=False) -> list:
     """Seat spec text -> its SeatSpecs, parsed once (they travel as objects from here); errors as
     one line. With ``to_play`` (a command that plays batches) a cold cache compiles the
@@ -437,24 +443,29 @@ def _totals(run_dir, by: str):
         raise CliError(_one_line(exc)) from None
 
 
-def _format_summary(run_dir, by: str) -> str:
+def _format_summary(run_dir, by: str, full_names: bool = False) -> str:
     from simcore.runs import analysis
+    from strategies.names import short_names
 
     m, totals = _totals(run_dir, by)
     table = totals.summary()
     over = totals.overview()
     cfg = m["config"]
+    seat_name = short_names(cfg["seats"], full_names)
     lines = [f"run: {m['hands']:,} hands ({cfg['mode']}), rules {cfg['rules']['preset']}, seed {cfg['seed']}, "
              f"{m['chunks']} chunks{'' if m.get('complete') else ' (incomplete: rerun the simulate command to finish)'}"]
     ends = ", ".join(f"{k} {v:.1%}" for k, v in over["end_reasons"].items())
     winners = ", ".join(f"{k}: {v:.1%}" for k, v in over["winners_per_hand"].items())
     if by == "dealer" and len(set(cfg["seats"])) == 1:
-        lines.append(f"seats: {cfg['seats'][0]} at all four (`sichuan summarize RUN --by seat` for each seat)")
+        lines.append(f"seats: {seat_name[cfg['seats'][0]]} at all four (`sichuan summarize RUN --by seat` for each seat)")
+    elif by != "strategy":
+        lines.append("seats: " + ", ".join(f"{s} {seat_name[x]}" for s, x in enumerate(cfg["seats"])))
     lines.append(f"end reasons: {ends}")
     lines.append(f"winners per hand: {winners}; mean turns {over['mean_turns']:.1f}")
     lines.append("")
     for r in table.to_dict("records"):   # rows as records keep each column's type (a seat is an int)
-        lines.append(f"{by} {r[by]}" if by != "dealer" else f"{r[by]} (seats that dealt the hand)"
+        key = seat_name.get(r[by], r[by]) if by == "strategy" else r[by]
+        lines.append(f"{by} {key}" if by != "dealer" else f"{r[by]} (seats that dealt the hand)"
                      if r[by] == "dealer" else f"{r[by]} (the three seats that did not deal)")
         lines.append(f"  hands {r['hands']:,}   mean net per hand {mean_text(r['mean_net'], r['net_low'], r['net_high'], r['hands'])}")
         # these four count first wins (a blood-flow seat may win again); the patterns below count all
@@ -472,7 +483,8 @@ def _format_summary(run_dir, by: str) -> str:
         names = [c for c in pat.columns if c not in (by, "wins", "mean_base", "mean_paid")]
         for _, r in pat.iterrows():
             shares = ", ".join(f"{n} {r[n]:.3f}" for n in names if r[n] > 0)
-            lines.append(f"  {r[by]}: {int(r['wins']):,} wins, all-win mean base {r['mean_base']:.2f}; "
+            key = seat_name.get(r[by], r[by]) if by == "strategy" else r[by]
+            lines.append(f"  {key}: {int(r['wins']):,} wins, all-win mean base {r['mean_base']:.2f}; "
                          f"{shares or 'basic only'}")
     return "\n".join(lines)
 
@@ -533,8 +545,9 @@ def _summary_json(run_dir, by: str) -> dict:
               help="Dask scheduler address (implies --executor dask); without it a LocalCluster sized to the machine.")
 @click.option("--check", is_flag=True, help="Check the engine's invariants after every step (slower).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress line and no summary.")
+@full_names_option
 def simulate_cmd(rules_spec, sets, n_hands, n_matches, seed, seats_spec, out, workers, chunk_hands, executor_kind,
-                 scheduler, check, quiet):
+                 scheduler, check, quiet, full_names):
     """Play hands into a run directory of Parquet datasets, then print a summary.
 
     Writes OUT/run.json and OUT/hands/, OUT/seats/, OUT/payments/, OUT/wins/ (one shard per
@@ -575,15 +588,17 @@ def simulate_cmd(rules_spec, sets, n_hands, n_matches, seed, seats_spec, out, wo
             click.echo(f"wrote {out}: {played:,} hands in {t['last_session_seconds']:.1f} s ({rate:,.0f} hands/s)"
                        + (f"; the run holds {manifest['hands']:,}" if played != manifest["hands"] else ""))
         # four seats of one strategy: every strategy mean is 0; the dealer against the others says more
-        click.echo(_format_summary(out, "dealer" if len(set(cfg.seat_names)) == 1 else "strategy"))
+        click.echo(_format_summary(out, "dealer" if len(set(cfg.seat_names)) == 1 else "strategy", full_names))
 
 
 @main.command("summarize")
 @click.argument("run_dir", metavar="RUN_DIR")
 @click.option("--by", type=click.Choice(SUMMARY_BY), default="strategy", show_default=True,
-              help="Group seats by strategy, by seat (0-3), or as the dealer against the others.")
-@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
-def summarize_cmd(run_dir, by, as_json):
+              help="Group seats by strategy, by one of its parts (play, exchange_policy, void_policy), by seat "
+                   "(0-3), or as the dealer against the others.")
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON (strategies by their canonical specs).")
+@full_names_option
+def summarize_cmd(run_dir, by, as_json, full_names):
     """Per-strategy (or per-seat) results of a run with 95% intervals.
 
     Mean net per hand (the hand is the unit: a strategy's seats in one hand are averaged
@@ -595,7 +610,7 @@ def summarize_cmd(run_dir, by, as_json):
     if as_json:
         click.echo(json.dumps(_summary_json(run_dir, by), indent=2, default=str))
     else:
-        click.echo(_format_summary(run_dir, by))
+        click.echo(_format_summary(run_dir, by, full_names))
 
 
 def _integers_as_integers(df, rel):
@@ -674,8 +689,9 @@ def sql_cmd(run_dir, query, as_csv, as_json, max_rows):
 @click.option("--format", "fmt", type=click.Choice(["text", "csv", "json"]), default="text", show_default=True)
 @click.option("--allow-changed-strategy", is_flag=True,
               help="Judge a run's hand though a strategy file (or one it imports) changed since the run (a warning).")
+@full_names_option
 def analyze_cmd(run_dir, rules_spec, sets, seed, hand, seat, decision, rollouts, policy, discards, seats_spec, fmt,
-                allow_changed_strategy):
+                allow_changed_strategy, full_names):
     """Judge a seat's decisions in one hand by playing the rest of the hand out many times.
 
     For each decision (or the K-th), every candidate answer with the seat's mean net from the
@@ -709,7 +725,7 @@ def analyze_cmd(run_dir, rules_spec, sets, seed, hand, seat, decision, rollouts,
         from simcore.inspection.review import rollout_seats, rollouts_text
 
         specs = rollout_seats(h, policy)
-        by = rollouts_text(specs)
+        by = rollouts_text(specs, full_names)
         rows = judge_hand(h, seat, decision, rollouts, specs, discards, show)
     except (ValueError, OSError) as exc:
         raise CliError(_one_line(exc)) from None

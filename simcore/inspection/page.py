@@ -23,6 +23,7 @@ from pathlib import Path
 from simcore.inspection.replayer import Seat, Table, event_seen, iter_tables, settlement, split_hands
 from simcore.inspection.tile_art import symbols
 from simcore.contract.tiles import N_RANKS, N_SUITS, SUITS
+from strategies.names import short_name, short_names
 
 MAX_HANDS = 500           # hands on one page at most (a hand is about 40 KB of data: 500 make a 20 MB page)
 MAX_HAND_BYTES = 300_000  # the budget of one hand's data on a page
@@ -147,11 +148,6 @@ def _settle_json(t: Table) -> dict:
             "error": event_text(st["error"]) if st["error"] else None}
 
 
-def short_strategy(spec: str) -> str:
-    """``expert[pace=1.5,...]+exchange=expert[...]`` -> ``expert`` (the full spec goes in a tooltip)."""
-    return spec.split("[", 1)[0].split("+", 1)[0]
-
-
 def _r3(x: float) -> float:
     return round(float(x), 3)
 
@@ -167,7 +163,7 @@ def review_payload(review: dict) -> dict:
         decisions.append({"k": d["decision"], "at": d["event"] - 1, "q": d["question"], "tile": d["tile"],
                           "chosen": d["chosen"], "best": d["best"], "lost": _r3(d["lost"]),
                           "lost_lo": _r3(d["lost_lo"]), "lost_hi": _r3(d["lost_hi"]), "o": opts})
-    return {"seat": review["seat"], "strategy": short_strategy(review["strategy"]), "rollouts": review["rollouts"],
+    return {"seat": review["seat"], "strategy": short_name(review["strategy"]), "rollouts": review["rollouts"],
             "policy": review["policy"], "lost": _r3(review["lost"]), "d": decisions}
 
 
@@ -209,7 +205,7 @@ def hand_payload(events: list[dict], review: dict | None = None) -> dict:
     return {
         "hand": start["hand"], "rules": start["rules"], "seed": start["seed"], "dealer": start["dealer"],
         "match": start.get("match"), "hand_in_match": start.get("hand_in_match"),
-        "flow": last.flow, "strategies": [short_strategy(x) for x in start["strategies"]],
+        "flow": last.flow, "strategies": [short_names(start["strategies"])[x] for x in start["strategies"]],
         "specs": list(start["strategies"]), "start_scores": list(start["scores"]),
         "events": texts, "steps": steps, "payments": payments, "settle": _settle_json(last),
         "review": review_payload(review) if review else None,

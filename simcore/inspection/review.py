@@ -60,9 +60,13 @@ def rollout_seats(hand: RunHand, policy=None) -> list:
     return out
 
 
-def rollouts_text(specs) -> str:
-    """Who played the rollouts, for a report: one spec, or the four in seat order."""
-    names = [s.canonical for s in specs]
+def rollouts_text(specs, full_names: bool = False) -> str:
+    """Who played the rollouts, for a report: one spec, or the four in seat order (shortest specs,
+    ``strategies.names``; ``full_names``: canonical)."""
+    from strategies.names import short_names
+
+    short = short_names([s.canonical for s in specs], full_names)
+    names = [short[s.canonical] for s in specs]
     return names[0] + " at every seat" if len(set(names)) == 1 else "; ".join(f"seat {i}: {n}" for i, n in enumerate(names))
 
 

@@ -8,4 +8,5 @@ tallies), ``analysis`` (load, SQL, summaries, intervals), ``warmup`` (a first ru
 cores)."""
 
 DEFAULT_CHUNK_HANDS = 100_000  # hands a chunk (one shard per table); kept light: the CLI imports it
-SUMMARY_BY = ("strategy", "seat", "dealer")   # what a run's summary groups its seats by
+# what a run's summary groups its seats by: the seats table's columns of that name, or dealer/others
+SUMMARY_BY = ("strategy", "play", "exchange_policy", "void_policy", "seat", "dealer")

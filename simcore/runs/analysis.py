@@ -27,6 +27,7 @@ from simcore.runs import SUMMARY_BY, shards as rio
 from simcore.runs import tally
 from simcore.contract.evaluate import PATTERNS
 from simcore.contract.records import END_REASONS, NET_COLUMNS, WIN_KINDS
+from strategies.names import POLICY_COLUMNS, seat_columns
 
 Z95 = 1.959963984540054
 
@@ -115,20 +116,59 @@ def load(run_dir, tables=None, columns: dict | None = None, filter=None) -> Run:
 
 
 def _filtered(name: str, paths, cols, flt) -> pa.Table:
-    """The rows of the shards that pass ``flt``; a shard written before a column was added
-    (``io.ADDED_COLUMNS``) gives it as zeros, as ``scan.read_shard`` does."""
-    schema = pq.read_schema(paths[-1])
-    added = [c for c in rio.ADDED_COLUMNS.get(name, ()) if c not in schema.names]
-    for c in added:
-        schema = schema.append(pa.field(c, rio.added_column(name, c, 0).type))
+    """The rows of the shards that pass ``flt``, in chunk order. Shards of the current schema are
+    read as datasets, the filter pushed down; a shard written before a column was added
+    (``shards.LATER_COLUMNS``) is read whole, as ``scan.read_shard`` gives it, then filtered (the
+    filter may name a column the shard derives)."""
+    import itertools
+
     import pyarrow.dataset as ds
 
-    table = ds.dataset([str(p) for p in paths], format="parquet", schema=schema).to_table(columns=cols, filter=flt)
-    for c in rio.ADDED_COLUMNS.get(name, ()):
-        if c in table.column_names and table.column(c).null_count:
-            i = table.column_names.index(c)
-            table = table.set_column(i, c, pc.fill_null(table.column(c), 0))
-    return table
+    from simcore.runs.scan import read_shard
+
+    later = rio.LATER_COLUMNS.get(name, ())
+    parts = []
+    for current, group in itertools.groupby(paths, key=lambda p: all(c in pq.read_schema(p).names for c in later)):
+        group = [str(p) for p in group]
+        if current:
+            parts.append(ds.dataset(group, format="parquet").to_table(columns=cols, filter=flt))
+        else:
+            parts += [read_shard(Path(p)).filter(flt).select(cols or [c for c, _, _ in rio.COLUMNS[name]])
+                      for p in group]
+    return pa.concat_tables(parts, promote_options="permissive")
+
+
+def _later_select(con, name: str, paths) -> str:
+    """The SELECT list of a DuckDB view over shards of several schema versions: every column in
+    the current order, a column some shards lack given as they played it (``shards.added_column``:
+    0, derived from ``strategy``, or NULL)."""
+    schemas = [set(pq.read_schema(p).names) for p in paths]
+    present, everywhere = set().union(*schemas), set.intersection(*schemas)
+    derived = rio.DERIVED_COLUMNS.get(name, ())
+    labels = []
+    if any(c not in everywhere for c in derived):
+        files = ", ".join(_quote(str(p)) for p in paths)
+        labels = [r[0] for r in con.execute(f"SELECT DISTINCT strategy FROM read_parquet([{files}])").fetchall()]
+    parts = seat_columns(labels) if labels else {}
+    out = []
+    for col, typ, _ in rio.COLUMNS[name]:
+        if col in everywhere:
+            out.append(f'"{col}"')
+            continue
+        if col in derived:
+            i = derived.index(col)
+            case = " ".join(f"WHEN {_quote(k)} THEN {_quote(v[i])}" for k, v in parts.items())
+            fill = f"CASE strategy {case} END"
+        elif col in rio.NULL_COLUMNS.get(name, ()):
+            fill = f"NULL::{'DOUBLE' if typ.startswith('float64') else typ.split(',')[0].upper()}"
+        else:
+            fill = "0"
+        out.append(f'coalesce("{col}", {fill}) AS "{col}"' if col in present else f'{fill} AS "{col}"')
+    return ", ".join(out)
+
+
+def _quote(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
 
 
 def sql(run_dir):
@@ -150,14 +190,9 @@ def sql(run_dir):
     for name in rio.TABLES:
         paths = shard_paths(run_dir, name)
         if paths:
-            files = ", ".join("'" + str(p).replace("'", "''") + "'" for p in paths)
-            # a shard written before a column was added (io.ADDED_COLUMNS) gives it as 0
-            added = rio.ADDED_COLUMNS.get(name, ())
-            present = set().union(*(pq.read_schema(p).names for p in paths)) if added else set()
-            fix = ", ".join(f"coalesce({c}, 0) AS {c}" for c in added if c in present)
-            extra = "".join(f", 0 AS {c}" for c in added if c not in present)
-            select = (f"* REPLACE ({fix})" if fix else "*") + extra
-            con.execute(f"CREATE VIEW {name} AS SELECT {select} FROM read_parquet([{files}], union_by_name = true)")
+            files = ", ".join(_quote(str(p)) for p in paths)
+            con.execute(f"CREATE VIEW {name} AS SELECT {_later_select(con, name, paths)} "
+                        f"FROM read_parquet([{files}], union_by_name = true)")
         else:
             cols = ", ".join(f"NULL AS {c}" for c, _, _ in rio.COLUMNS[name])
             con.execute(f"CREATE VIEW {name} AS SELECT {cols} WHERE false")
@@ -337,13 +372,13 @@ def _group_keys(seats: pa.Table, by: str) -> tuple[np.ndarray, list]:
         s = _col(seats, "seat").astype(np.int64)
         keys = np.unique(s).tolist()
         return np.searchsorted(np.array(keys), s), keys
-    c = seats.column("strategy")
+    c = seats.column(by)
     if pa.types.is_dictionary(c.type):  # the dictionary holds the values (a group may be empty)
         values = {v for chunk in c.chunks for v in chunk.dictionary.to_pylist()}
     else:
         values = set(pc.unique(c).to_pylist())
     keys = sorted(v for v in values if v is not None)
-    return _codes(seats, "strategy", keys), keys
+    return _codes(seats, by, keys), keys
 
 
 def _dictionary(table: pa.Table, name: str, labels) -> tuple[np.ndarray, np.ndarray]:
@@ -368,8 +403,8 @@ def _seat_partial(seats: pa.Table, wins: pa.Table | None, by: str, seat_labels=N
     hand, as ``io.write_shards`` writes them, so neither the hand nor the seat column is read."""
     n = seats.num_rows
     if seat_labels is not None:
-        keys = sorted(set(seat_labels)) if by == "strategy" else list(range(4))
-        of_seat = np.array([keys.index(x) for x in seat_labels] if by == "strategy" else range(4), np.int64)
+        keys = sorted(set(seat_labels)) if by != "seat" else list(range(4))
+        of_seat = np.array([keys.index(x) for x in seat_labels] if by != "seat" else range(4), np.int64)
         hi = np.arange(n, dtype=np.int64) // 4
         gi = of_seat[np.arange(n, dtype=np.int64) % 4]
         n_hands = n // 4
@@ -569,6 +604,18 @@ class Totals:
         return pd.DataFrame(rows)
 
 
+def group_labels(strategies, by: str) -> list:
+    """What each of a run's four seats (their recorded strategies) is grouped under ``by``: the
+    strategy, the seat, or one of its parts (``strategies.names.seat_columns``, as the seats table
+    holds them); None by dealer (that changes from hand to hand)."""
+    if by == "strategy":
+        return list(strategies)
+    if by in POLICY_COLUMNS:
+        parts = seat_columns(strategies)
+        return [parts[s][POLICY_COLUMNS.index(by)] for s in strategies]
+    return list(range(4)) if by == "seat" else None
+
+
 def totals(run, by: str = "strategy", threads: int | None = None) -> Totals:
     """A run directory streamed shard by shard (or a loaded :class:`Run`) into :class:`Totals`."""
     if by not in SUMMARY_BY:
@@ -577,7 +624,7 @@ def totals(run, by: str = "strategy", threads: int | None = None) -> Totals:
     overview = _Overview()
     if isinstance(run, Run):
         tables = {name: pa.Table.from_pandas(run[name][[c for c in cols if c in run[name]]], preserve_index=False)
-                  for name, cols in (("seats", SEAT_COLUMNS), ("wins", WIN_COLUMNS), ("hands", HAND_COLUMNS))}
+                  for name, cols in (("seats", list(dict.fromkeys(SEAT_COLUMNS + [by]))), ("wins", WIN_COLUMNS), ("hands", HAND_COLUMNS))}
         if tables["seats"].num_rows:
             groups = _seat_partial(tables["seats"], tables["wins"], by)
         if tables["hands"].num_rows:
@@ -586,13 +633,13 @@ def totals(run, by: str = "strategy", threads: int | None = None) -> Totals:
     from simcore.runs.scan import check_footers, scan
 
     manifest = rio.read_manifest(run)
-    labels = list(manifest["config"]["seats"])  # a run's seat s plays the same strategy every hand
+    labels = group_labels(manifest["config"]["seats"], by)  # a run's seat s plays the same strategy every hand
     # every shard's footer is read (a corrupt shard of any table is reported); the hands shard's
-    # holds the chunk's stored tallies
+    # holds the chunk's stored tallies (by strategy and by seat)
     by_row = by == "dealer"   # the group changes from hand to hand: no stored tallies, read by hand and seat
     to_scan = []
     for c, meta in check_footers(run, manifest).items():
-        stored = None if by_row else _stored_partial(meta.get("summary"), by, labels)
+        stored = None if by_row or by not in ("strategy", "seat") else _stored_partial(meta.get("summary"), by, labels)
         if stored is None:
             to_scan.append(c)
         else:

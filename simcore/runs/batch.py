@@ -122,12 +122,22 @@ def trace_command(rules: RuleSet, seed: int, g: int, seats=None, run_dir=None) -
 
         from strategies.registry import map_user_paths
 
-        seats = list(seats)
+        seats = [_command_name(s) for s in seats]
         text = seats[0] if len(set(seats)) == 1 else ",".join(seats)
         absolute = map_user_paths(text, lambda path: str(Path(path).expanduser().resolve()))
         parts.append(f"--seats {shlex.quote(absolute)}")
     parts.append(f"--seed {seed} --hand {g}")
     return " ".join(parts)
+
+
+def _command_name(spec: str) -> str:
+    """The shortest spec that parses to ``spec``, for a command line (user files by their path)."""
+    from strategies.names import short_name
+
+    try:
+        return short_name(spec, full_paths=True)
+    except (ValueError, KeyError):
+        return spec
 
 
 def describe_error(hand_row, g: int, seat_names, trace_hint: str) -> str:
@@ -137,12 +147,12 @@ def describe_error(hand_row, g: int, seat_names, trace_hint: str) -> str:
     ans = int(hand_row[rec.H_ERR_ANSWER])
     if kind == rec.ERR_ILLEGAL:
         qn = QUESTION_NAMES[q] if 0 <= q < len(QUESTION_NAMES) else str(q)
-        who = seat_names[seat] if 0 <= seat < 4 else "?"
+        who = _command_name(seat_names[seat]) if 0 <= seat < 4 else "?"
         return (f"strategy {who!r} at seat {seat} gave an illegal answer {_answer_text(q, ans)} to the "
                 f"{qn} question in hand {g}; reproduce with: {trace_hint}")
     if kind == rec.ERR_VIEW_WRITE:
         qn = QUESTION_NAMES[q] if 0 <= q < len(QUESTION_NAMES) else str(q)
-        who = seat_names[seat] if 0 <= seat < 4 else "?"
+        who = _command_name(seat_names[seat]) if 0 <= seat < 4 else "?"
         return (f"strategy {who!r} at seat {seat} wrote to view slot {ans} ({slot_name(ans)}) while answering "
                 f"the {qn} question in hand {g}; a strategy may write only its scratch slots "
                 f"{V_SCRATCH}-{V_SCRATCH + N_SCRATCH - 1}; reproduce with: {trace_hint}")

@@ -74,20 +74,26 @@ def _corrupt(path: Path, why: str, manifest: dict | None) -> str:
 
 def read_shard(path: Path, columns=None, manifest: dict | None = None) -> pa.Table:
     """One shard's columns; a shard that cannot be read is a :class:`CorruptShardError`. A
-    shard written before a column was added (``io.ADDED_COLUMNS``) gives it as zeros."""
-    added = rio.ADDED_COLUMNS.get(Path(path).parent.name, ())
+    shard written before a column was added (``shards.LATER_COLUMNS``) gives it as the run
+    played it: zeros, the seats' parts derived from ``strategy``, or nulls (``shards.added_column``)."""
+    name = Path(path).parent.name
+    later = rio.LATER_COLUMNS.get(name, ())
     try:
         try:
             table = pq.read_table(path, columns=columns, use_threads=False)
         except (pa.ArrowInvalid, KeyError):
-            if columns is None or not any(c in added for c in columns):
+            if columns is None or not any(c in later for c in columns):
                 raise
-            table = pq.read_table(path, columns=[c for c in columns if c not in added], use_threads=False)
-        missing = [c for c in (added if columns is None else columns) if c in added and c not in table.column_names]
+            present = pq.read_schema(path).names
+            read = [c for c in columns if c in present]
+            if any(c in rio.DERIVED_COLUMNS.get(name, ()) for c in columns) and "strategy" not in read:
+                read.append("strategy")
+            table = pq.read_table(path, columns=read, use_threads=False)
+        missing = [c for c in (later if columns is None else columns) if c in later and c not in table.column_names]
         for c in missing:
-            table = table.append_column(c, rio.added_column(Path(path).parent.name, c, table.num_rows))
+            table = table.append_column(c, rio.added_column(name, c, table))
         if missing:
-            order = columns if columns is not None else [name for name, _, _ in rio.COLUMNS[Path(path).parent.name]]
+            order = columns if columns is not None else [c for c, _, _ in rio.COLUMNS[name]]
             table = table.select([c for c in order if c in table.column_names])
         return table
     except (OSError, pa.ArrowException, ValueError) as exc:

@@ -24,12 +24,19 @@ from simcore.contract import records as rec
 from simcore.runs.batch import BatchResult
 from simcore.contract.evaluate import N_PATTERNS, PATTERNS
 from simcore.contract.tiles import N_KINDS, NO_VOID, SUITS, tile_text
+from strategies.names import POLICY_COLUMNS, seat_columns
 
-SCHEMA_VERSION = 2
-READABLE_VERSIONS = (1, 2)   # version 1: before the tfmj options, without the ADDED_COLUMNS
+SCHEMA_VERSION = 3
+# version 1: before the tfmj options (without the zero-filled ADDED_COLUMNS); version 2: before
+# the seats' policy columns and luck (DERIVED_COLUMNS, NULL_COLUMNS)
+READABLE_VERSIONS = (1, 2, 3)
 # Columns a schema version added, by table: a shard written before them lacks them, and every
-# reader gives them as zeros there (``scan.read_shard``), which is what those runs played.
+# reader gives them as zeros there (``scan.read_shard``), which is what those runs played ...
 ADDED_COLUMNS = {"seats": ("net_kong_transfer",), "wins": ("kong_discard", "self_draw")}
+# ... the seat's parts, derived from its ``strategy`` (``strategies.names.seat_columns``) ...
+DERIVED_COLUMNS = {"seats": POLICY_COLUMNS}
+# ... and luck, null (those runs measured none).
+NULL_COLUMNS = {"seats": ("luck",)}
 TABLES = ("hands", "seats", "payments", "wins")
 MANIFEST = "run.json"
 SHARD_RE = re.compile(r"^part-(\d{6})\.parquet$")
@@ -183,6 +190,9 @@ COLUMNS: dict[str, list[tuple[str, str, str]]] = {
         ("hand_in_match", "int16, null", "hand's position in its match (null for independent hands)"),
         ("seat", "int8", "seat 0-3"),
         ("strategy", "string (dict)", "the seat's canonical strategy spec, e.g. efficient+exchange=shortest+void=fewest"),
+        ("play", "string (dict)", "the seat's play with its non-default parameters, e.g. expert or expert[flush_weight=3.0]"),
+        ("exchange_policy", "string (dict)", "the seat's exchange policy with its non-default parameters, e.g. expert"),
+        ("void_policy", "string (dict)", "the seat's void policy with its non-default parameters, e.g. fewest"),
         ("dealer", "bool", "the seat dealt this hand"),
         ("void_suit", "string (dict)", "m, p or s"),
         ("net", "int32", "the seat's net points this hand (sum of its payments)"),
@@ -197,6 +207,8 @@ COLUMNS: dict[str, list[tuple[str, str, str]]] = {
         ("kongs", "int8", "kongs the seat declared (robbed ones excluded)"),
     ] + [(col, "int32", f"net from {NET_DOCS[r]}") for r, col in zip(rec.REASONS, rec.NET_COLUMNS)] + [
         ("score_before", "int32", "the seat's score before the hand (match play; 0 for independent hands)"),
+        ("luck", "float64, null", "the seat's luck this hand, what the luck-corrected estimate subtracts from net "
+                                  "(null: luck not measured)"),
     ],
     "payments": [
         ("hand", "int64", "global hand index"),
@@ -226,10 +238,27 @@ NULLABLE = {t: {name for name, typ, _ in cols if "null" in typ} for t, cols in C
 assert all(c in [name for name, _, _ in COLUMNS[t]] for t, cs in ADDED_COLUMNS.items() for c in cs)
 
 
-def added_column(table: str, column: str, n: int) -> pa.Array:
-    """A column of ``ADDED_COLUMNS`` as n zeros of its type, for a shard written before it."""
-    typ = next(t for name, t, _ in COLUMNS[table] if name == column)
-    return pa.array(np.zeros(n, typ.split()[0]))
+LATER_COLUMNS = {t: ADDED_COLUMNS.get(t, ()) + DERIVED_COLUMNS.get(t, ()) + NULL_COLUMNS.get(t, ()) for t in TABLES}
+
+
+def added_column(table: str, column: str, shard: pa.Table) -> pa.Array:
+    """A column of ``LATER_COLUMNS`` for a shard written before it (``shard``, read with the
+    ``strategy`` column for a derived one): zeros of its type, the seats' parts or nulls."""
+    typ = next(t for name, t, _ in COLUMNS[table] if name == column).split(",")[0]
+    n = shard.num_rows
+    if column in NULL_COLUMNS.get(table, ()):
+        return pa.nulls(n, pa.from_numpy_dtype(np.dtype(typ)))
+    if column in DERIVED_COLUMNS.get(table, ()):
+        strategy = shard.column("strategy").combine_chunks()
+        if not pa.types.is_dictionary(strategy.type):
+            strategy = strategy.dictionary_encode()
+        labels = strategy.dictionary.to_pylist()
+        parts = seat_columns(labels)
+        values = [parts[x][DERIVED_COLUMNS[table].index(column)] for x in labels]
+        uniq = list(dict.fromkeys(values))
+        lut = np.array([uniq.index(v) for v in values] + [0], np.int8)
+        return _dict(lut[strategy.indices.to_numpy(zero_copy_only=False)], uniq)
+    return pa.array(np.zeros(n, typ))
 
 
 def _table(name: str, columns: dict) -> pa.Table:
@@ -238,6 +267,20 @@ def _table(name: str, columns: dict) -> pa.Table:
     or decode (a sixth of a shard's writing time)."""
     fields = [pa.field(k, v.type, nullable=k in NULLABLE[name]) for k, v in columns.items()]
     return pa.Table.from_arrays(list(columns.values()), schema=pa.schema(fields))
+
+
+def _seat_label(n: int, labels: list[str]) -> pa.DictionaryArray:
+    """A seats column that holds one label per seat, the same every hand."""
+    uniq = list(dict.fromkeys(labels))
+    return _dict(np.tile(np.array([uniq.index(x) for x in labels], np.int8), n), uniq)
+
+
+def _luck(res: BatchResult, n: int) -> pa.Array:
+    """The seats' luck (hand then seat), null where the batch measured none."""
+    luck = getattr(res, "luck", None)
+    if luck is None:
+        return pa.nulls(4 * n, pa.float64())
+    return _array(np.ascontiguousarray(luck, np.float64).reshape(4 * n))
 
 
 def batch_tables(res: BatchResult, strategies: list[str]) -> dict[str, pa.Table]:
@@ -267,6 +310,7 @@ def batch_tables(res: BatchResult, strategies: list[str]) -> dict[str, pa.Table]
     (void, kind, pig, ready, kongs), (wins, first, fan), (net, base, *nets) = s8, s16, s32
     no_win = first < 0
     uniq = list(dict.fromkeys(strategies))
+    parts = seat_columns(strategies[:4])
     seat_hand = np.repeat(hands, 4)
     match, him = _match_columns(seat_hand, res)
     t_seats = _table("seats", {
@@ -275,6 +319,7 @@ def batch_tables(res: BatchResult, strategies: list[str]) -> dict[str, pa.Table]
         "hand_in_match": him,
         "seat": _array(np.tile(np.arange(4, dtype=np.int8), n)),
         "strategy": _dict(np.tile(np.array([uniq.index(s) for s in strategies[:4]], np.int8), n), uniq),
+        **{col: _seat_label(n, [parts[s][i] for s in strategies[:4]]) for i, col in enumerate(POLICY_COLUMNS)},
         "dealer": _array((dealer[:, None] == np.arange(4, dtype=np.int8)).ravel()),
         "void_suit": _dict(void, SUITS, void == NO_VOID),
         "net": _array(net),
@@ -288,6 +333,7 @@ def batch_tables(res: BatchResult, strategies: list[str]) -> dict[str, pa.Table]
         "ready": _array(ready == 1, ready < 0),
         "kongs": _array(kongs),
         **{name: _array(col) for name, col in zip(rec.NET_COLUMNS + ("score_before",), nets)},
+        "luck": _luck(res, n),
     })
 
     pay_hand, p8, _, (amount,) = _slot_columns(res.pay, hand_out[:, rec.H_N_PAYMENTS], hands, *_PAYMENT_FIELDS)

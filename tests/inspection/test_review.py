@@ -89,7 +89,8 @@ def test_a_searching_seat_plays_on_with_its_rollout_policy_and_a_user_file_can_p
     assert rollout_seats(h)[0].play == "efficient"
     bots = write_bots(tmp_path, "review_bots")
     spec = f"{bots}:lowest"
-    assert rollouts_text(rollout_seats(_hand(), spec)).startswith(f"{spec}+exchange=shortest+void=fewest at every seat")
+    assert rollouts_text(rollout_seats(_hand(), spec)) == "review_bots.py:lowest at every seat"
+    assert rollouts_text(rollout_seats(_hand(), spec), full_names=True) == f"{spec}+exchange=shortest+void=fewest at every seat"
     rows = judge_hand(_hand(), 0, 0, 20, policy=spec)
     assert rows and all(r["rollouts"] == 20 for r in rows)
 
@@ -100,6 +101,6 @@ def test_analyze_says_who_played_the_rollouts():
     res = invoke("analyze", "--seed", 7, "--hand", 3, "--seat", 0, "--decision", 0, "--rollouts", 20,
                  "--seats", "greedy", "--policy", "efficient")
     assert res.exit_code == 0, res.output
-    assert res.output.splitlines()[0] == "rollouts played by: efficient+exchange=shortest+void=fewest at every seat"
+    assert res.output.splitlines()[0] == "rollouts played by: efficient at every seat"
     bad = invoke("analyze", "--seed", 7, "--hand", 3, "--seat", 0, "--policy", "nope")
     assert bad.exit_code == 2 and "unknown play strategy 'nope'" in bad.stderr

@@ -1,11 +1,16 @@
-"""Runs written by the previous schema (version 1, before the tfmj options) still load,
-summarize, query, resume and extend (issue 17): the columns added since (``io.ADDED_COLUMNS``)
-read as zeros, which is what those runs played, and a run extended now matches a run played
-whole now, hand for hand.
+"""Runs written by earlier schemas still load, summarize, query, resume and extend (issues 17
+and 35): the columns added since read as those runs played them (``shards.LATER_COLUMNS``: zeros,
+the seats' parts derived from ``strategy``, a null luck), and a run extended now matches a run
+played whole now, hand for hand.
 
 tests/data/v1-run was written by the code of commit ee29620 (schema version 1):
 
     sichuan simulate --rules kawu --hands 2000 --chunk-hands 1000 --seats greedy --seed 3 --out v1-run
+
+tests/data/v2-run by the code of commit 8a60ca9 (schema version 2, before the policy columns):
+
+    sichuan simulate --rules flow --hands 2000 --chunk-hands 1000 --seed 3 \
+        --seats "expert,expert+void=fewest,efficient,expert" --out v2-run
 """
 
 import json
@@ -14,14 +19,19 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pandas as pd
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 
 from simcore.runs import analysis
 from simcore.runs import shards as rio
+from strategies.names import POLICY_COLUMNS
 
 V1 = Path(__file__).resolve().parents[1] / "data" / "v1-run"
+V2 = V1.parent / "v2-run"
+V2_PARTS = [("expert", "expert", "expert"), ("expert", "expert", "fewest"), ("efficient", "shortest", "fewest"),
+            ("expert", "expert", "expert")]   # each seat's play, exchange_policy, void_policy
 SICHUAN = [sys.executable, "-m", "simcore.cli"]
 ARGS = ["simulate", "--rules", "kawu", "--chunk-hands", "1000", "--seats", "greedy", "--seed", "3", "-q"]
 
@@ -29,7 +39,44 @@ ARGS = ["simulate", "--rules", "kawu", "--chunk-hands", "1000", "--seats", "gree
 def test_the_fixture_is_a_version_1_run():
     assert json.loads((V1 / "run.json").read_text())["schema_version"] == 1
     assert "net_kong_transfer" not in pq.read_schema(V1 / "seats" / "part-000000.parquet").names
-    assert rio.SCHEMA_VERSION == 2
+    assert json.loads((V2 / "run.json").read_text())["schema_version"] == 2
+    assert "play" not in pq.read_schema(V2 / "seats" / "part-000000.parquet").names
+    assert rio.SCHEMA_VERSION == 3
+
+
+def _parts(df):
+    return [tuple(r) for r in df[list(POLICY_COLUMNS)].astype(str).itertuples(index=False)]
+
+
+def test_a_version_2_run_loads_its_policy_columns_derived_and_luck_null():
+    run = analysis.load(V2, tables=["seats"])
+    assert _parts(run.seats[run.seats["hand"] == 5]) == V2_PARTS
+    assert _parts(run.seats) == V2_PARTS * 2000
+    assert run.seats["luck"].isna().all()
+    names = [c for c, _, _ in rio.COLUMNS["seats"]]
+    assert list(run.seats.columns) == names
+    # a column list and a filter on a derived column read as a new run's would
+    sub = analysis.load(V2, tables=["seats"], columns={"seats": ["hand", "void_policy", "net"]},
+                        filter=pc.field("void_policy") == "fewest")
+    assert list(sub.seats.columns) == ["hand", "void_policy", "net"] and len(sub.seats) == 4000
+    assert set(sub.seats["void_policy"].astype(str)) == {"fewest"}
+
+
+def test_a_version_2_run_summarizes_and_answers_sql_by_its_parts():
+    for by in POLICY_COLUMNS:
+        streamed = analysis.summarize(V2, by=by)
+        loaded = analysis.summarize(analysis.load(V2), by=by)   # one chunk: moments merged in another order
+        pd.testing.assert_frame_equal(streamed, loaded, rtol=1e-12)
+        assert sorted(streamed[by]) == sorted({p[POLICY_COLUMNS.index(by)] for p in V2_PARTS})
+    # the void policies' seat-hands: fewest is seats 1 and 2, expert seats 0 and 3
+    s = analysis.summarize(V2, by="void_policy").set_index("void_policy")
+    assert s.loc["fewest", "seat_hands"] == s.loc["expert", "seat_hands"] == 4000
+    pytest.importorskip("duckdb")
+    con = analysis.sql(V2)
+    rows = con.execute("SELECT seat, play, exchange_policy, void_policy, count(luck) FROM seats "
+                       "GROUP BY ALL ORDER BY seat").fetchall()
+    assert rows == [(s, *V2_PARTS[s], 0) for s in range(4)]
+    assert [c for c in con.sql("SELECT * FROM seats LIMIT 0").columns] == [c for c, _, _ in rio.COLUMNS["seats"]]
 
 
 def test_an_old_run_loads_with_the_added_columns_as_zeros():
@@ -78,3 +125,19 @@ def test_an_old_run_extends_and_matches_a_run_played_whole_now(tmp_path):
     res = subprocess.run(SICHUAN + ARGS + ["--hands", "3000", "--set", "fan_kong_discard=1", "--out", str(old)],
                          capture_output=True, text=True)
     assert res.returncode != 0 and "fan_kong_discard" in res.stderr and len(res.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.slow
+def test_a_version_2_run_extends_with_its_parts_written_as_they_were_derived(tmp_path):
+    old = tmp_path / "old"
+    shutil.copytree(V2, old)
+    args = ["simulate", "--rules", "flow", "--chunk-hands", "1000", "--seed", "3", "-q",
+            "--seats", "expert,expert+void=fewest,efficient,expert", "--hands", "3000", "--out", str(old)]
+    subprocess.run(SICHUAN + args, check=True, capture_output=True)
+    assert "play" in pq.read_schema(old / "seats" / rio.shard_name(2)).names
+    assert "play" not in pq.read_schema(old / "seats" / rio.shard_name(0)).names
+    run = analysis.load(old, tables=["seats"])
+    assert _parts(run.seats) == V2_PARTS * 3000
+    pd.testing.assert_frame_equal(analysis.summarize(old, by="play"), analysis.summarize(run, by="play"), rtol=1e-12)
+    pytest.importorskip("duckdb")
+    assert analysis.sql(old).execute("SELECT count(DISTINCT (play, void_policy)) FROM seats").fetchone()[0] == 3

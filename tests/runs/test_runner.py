@@ -56,7 +56,7 @@ def test_run_layout_and_manifest(base_run):
 
 
 def test_columns_are_documented_with_their_types(base_run):
-    kinds = {"int64": "int64", "int32": "int32", "int16": "int16", "int8": "int8", "bool": "bool",
+    kinds = {"int64": "int64", "int32": "int32", "int16": "int16", "int8": "int8", "bool": "bool", "float64": "double",
              "string (dict)": "dictionary<values=string, indices=int8, ordered=0>"}
     for name in rio.TABLES:
         schema = pq.read_schema(base_run / name / rio.shard_name(0))
