@@ -76,14 +76,16 @@ def __dir__():
 
 
 def simulate(hands: int = 10_000, rules="battle", sets=None, seats: str | None = None, seed: int = 0,
-             matches: int | None = None, out=None, workers: int | None = 1, chunk_hands: int | None = None):
+             matches: int | None = None, out=None, workers: int | None = 1, chunk_hands: int | None = None,
+             draw_order: str = "table"):
     """Run a small simulation from Python and return it loaded as pandas DataFrames.
 
     ``rules`` is a preset name, a TOML path or a RuleSet; ``sets`` a dict or list of
     ``key=value`` overrides; ``seats`` a seat spec as on the command line (default
     ``expert``, with its own exchange and void policies); ``matches`` plays match mode instead of ``hands``. With ``out`` the run is
     written there (and resumed or extended like ``sichuan simulate``); otherwise into a
-    temporary directory that is removed afterwards.
+    temporary directory that is removed afterwards. ``draw_order``: ``table`` or ``seat`` (how
+    draws take wall positions, ``sichuan simulate --draw-order``).
 
         >>> import simcore
         >>> run = simcore.simulate(2000, seats="greedy")
@@ -102,7 +104,7 @@ def simulate(hands: int = 10_000, rules="battle", sets=None, seats: str | None =
     if n is None or n <= 0:
         raise ValueError("the number of hands (or matches) must be positive")
     cfg = RunConfig(rs, specs, seed, "matches" if matches is not None else "hands", int(n),
-                    chunk_hands or DEFAULT_CHUNK_HANDS)
+                    chunk_hands or DEFAULT_CHUNK_HANDS, draw_order=draw_order)
     if out is not None:
         run_chunks(out, cfg, workers=workers)
         return analysis.load(out)
@@ -112,7 +114,8 @@ def simulate(hands: int = 10_000, rules="battle", sets=None, seats: str | None =
 
 
 def replay(hands=0, rules="battle", sets=None, seats: str | None = None, seed: int = 0, run=None, events=None,
-           review: int | None = None, rollouts: int = 500, policy: str | None = None, allow_changed_strategy: bool = False):
+           review: int | None = None, rollouts: int = 500, policy: str | None = None, allow_changed_strategy: bool = False,
+           draw_order: str = "table"):
     """Replay hands in the viewer: returns a ``HandViewer`` that Jupyter displays inline and that
     ``.save("hand.html")`` writes as a page that works offline.
 
@@ -150,7 +153,7 @@ def replay(hands=0, rules="battle", sets=None, seats: str | None = None, seed: i
         from simcore.contract.rules import resolve
         from strategies.registry import parse_seats
 
-        setups = independent_hands(resolve(rules, sets), parse_seats(seats), seed, hands)
+        setups = independent_hands(resolve(rules, sets), parse_seats(seats), seed, hands, draw_order)
     traced = [h.trace(run) for h in setups]
     reviews = None if review is None else review_hands(setups, traced, review, rollouts, policy)
     return HandViewer([t.events for t in traced], reviews=reviews)
@@ -158,7 +161,8 @@ def replay(hands=0, rules="battle", sets=None, seats: str | None = None, seed: i
 
 def analyze(run=None, hand: int = 0, seat: int = 0, decision: int | None = None, rollouts: int = 500,
             policy: str | None = None, rules="battle", sets=None, seats: str | None = None, seed: int = 0,
-            discards: int = 14, progress: bool = False, allow_changed_strategy: bool = False):
+            discards: int = 14, progress: bool = False, allow_changed_strategy: bool = False,
+            draw_order: str = "table"):
     """Judge a seat's decisions in one hand by rollouts (``simcore.inspection.review.analyze``): a DataFrame,
     one row per candidate answer of each decision, with its mean net, 95% interval, gap to the
     best (paired) and whether the seat chose it. The same as ``sichuan analyze``.
@@ -169,4 +173,4 @@ def analyze(run=None, hand: int = 0, seat: int = 0, decision: int | None = None,
     from simcore.inspection.review import analyze as _analyze
 
     return _analyze(run, hand, seat, decision, rollouts, policy, rules, sets, seats, seed, discards, progress,
-                    allow_changed_strategy)
+                    allow_changed_strategy, draw_order)

@@ -248,6 +248,19 @@ def seats_option(f):
     return click.option("--seats", "seats_spec", default=None, metavar="SPEC", help=SEATS_HELP)(f)
 
 
+DRAW_ORDER_HELP = ("How draws take wall positions: table (one wall drawn in turn order, kong replacements from the "
+                   "back, as the rule pages deal) or seat (each seat draws its own positions, so a claim that skips "
+                   "turns leaves every seat's draws alone; the same game: docs/RULES.md, Rulings where the documents are silent, draw order).")
+
+
+def draw_order_option(default: str):
+    """``--draw-order`` with a command's default (``table`` where hands must stay as runs played them)."""
+    from simcore.contract.rules import DRAW_ORDERS
+
+    return click.option("--draw-order", "draw_order", type=click.Choice(DRAW_ORDERS), default=default,
+                        show_default=True, help=DRAW_ORDER_HELP)
+
+
 def full_names_option(f):
     return click.option("--full-names", is_flag=True,
                         help="Print seats by their canonical specs (every parameter and both policies, as the run "
@@ -320,8 +333,9 @@ def rollout_options(f):
 @click.option("--allow-changed-strategy", is_flag=True,
               help="Replay a run's hands though a strategy file (or one it imports) changed since the run: "
                    "one warning line, and the hands may differ from the run's.")
+@draw_order_option("table")
 def trace_cmd(run_dir, rules_spec, sets, seed, hands, seats_spec, fmt, out, review_seat, rollouts, policy, discards,
-              allow_changed_strategy):
+              allow_changed_strategy, draw_order):
     """Replay hands and print every event (docs/TRACE.md), or write them as a page to watch.
 
     Without RUN_DIR, hands are independent hands of the given rules, seats and seed: hand N is
@@ -357,7 +371,7 @@ def trace_cmd(run_dir, rules_spec, sets, seed, hands, seats_spec, fmt, out, revi
             raise CliError(f"--hand {hands}: {len(wanted)} hands, but one page shows at most {MAX_HANDS}; "
                            f"ask for a smaller range")
     if run_dir is not None:
-        if rules_spec is not None or sets or seed is not None or seats_spec is not None:
+        if rules_spec is not None or sets or seed is not None or seats_spec is not None or draw_order != "table":
             raise CliError(ONLY_THE_RUNS_OWN)
         try:
             setups = hands_of_run(run_dir, wanted, allow_changed_strategy)
@@ -365,7 +379,7 @@ def trace_cmd(run_dir, rules_spec, sets, seed, hands, seats_spec, fmt, out, revi
             raise CliError(_one_line(exc)) from None
     else:
         setups = independent_hands(resolve_rules(rules_spec, sets), resolve_seats(seats_spec),
-                                   0 if seed is None else seed, wanted)
+                                   0 if seed is None else seed, wanted, draw_order)
     traced = [h.trace(run_dir) for h in setups]
     # a hand stopped by an illegal answer shows its events up to it and an error event saying
     # why, then the command stops with the one-line message
@@ -545,9 +559,10 @@ def _summary_json(run_dir, by: str) -> dict:
               help="Dask scheduler address (implies --executor dask); without it a LocalCluster sized to the machine.")
 @click.option("--check", is_flag=True, help="Check the engine's invariants after every step (slower).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress line and no summary.")
+@draw_order_option("table")
 @full_names_option
 def simulate_cmd(rules_spec, sets, n_hands, n_matches, seed, seats_spec, out, workers, chunk_hands, executor_kind,
-                 scheduler, check, quiet, full_names):
+                 scheduler, check, quiet, draw_order, full_names):
     """Play hands into a run directory of Parquet datasets, then print a summary.
 
     Writes OUT/run.json and OUT/hands/, OUT/seats/, OUT/payments/, OUT/wins/ (one shard per
@@ -570,7 +585,8 @@ def simulate_cmd(rules_spec, sets, n_hands, n_matches, seed, seats_spec, out, wo
     seats = resolve_seats(seats_spec, to_play=True)
     from simcore.runs.runner import RunConfig, RunError, RunInterrupted, run
 
-    cfg = RunConfig(rules, tuple(seats), seed, "hands" if n_hands is not None else "matches", n, chunk_hands)
+    cfg = RunConfig(rules, tuple(seats), seed, "hands" if n_hands is not None else "matches", n, chunk_hands,
+                    draw_order=draw_order)
     try:
         manifest = run(out, cfg, workers=workers, check=check, progress=None if quiet else _progress_printer("simulate"),
                        executor_kind="dask" if scheduler else executor_kind, scheduler=scheduler)
@@ -689,9 +705,10 @@ def sql_cmd(run_dir, query, as_csv, as_json, max_rows):
 @click.option("--format", "fmt", type=click.Choice(["text", "csv", "json"]), default="text", show_default=True)
 @click.option("--allow-changed-strategy", is_flag=True,
               help="Judge a run's hand though a strategy file (or one it imports) changed since the run (a warning).")
+@draw_order_option("table")
 @full_names_option
 def analyze_cmd(run_dir, rules_spec, sets, seed, hand, seat, decision, rollouts, policy, discards, seats_spec, fmt,
-                allow_changed_strategy, full_names):
+                allow_changed_strategy, draw_order, full_names):
     """Judge a seat's decisions in one hand by playing the rest of the hand out many times.
 
     For each decision (or the K-th), every candidate answer with the seat's mean net from the
@@ -712,12 +729,12 @@ def analyze_cmd(run_dir, rules_spec, sets, seed, hand, seat, decision, rollouts,
 
     try:
         if run_dir is not None:
-            if rules_spec is not None or sets or seed is not None or seats_spec is not None:
+            if rules_spec is not None or sets or seed is not None or seats_spec is not None or draw_order != "table":
                 raise CliError(ONLY_THE_RUNS_OWN)
             h = hand_setup(run=run_dir, hand=hand, allow_changed_strategy=allow_changed_strategy)
         else:
             h = hand_setup(hand=hand, rules=resolve_rules(rules_spec, sets), seats=resolve_seats(seats_spec),
-                           seed=0 if seed is None else seed)
+                           seed=0 if seed is None else seed, draw_order=draw_order)
         show = None
         if decision is None:
             def show(k, p):

@@ -89,7 +89,7 @@ LOG_WIDTH = 64
 LW_EVENT = 0
 LW_FIELDS = 1          # the five fields: LW_FIELDS .. LW_FIELDS + 4
 EVENT_FIELDS = {
-    int(EV_DRAW): ("seat", "tile", "replacement"),
+    int(EV_DRAW): ("seat", "tile", "replacement", "pos"),
     int(EV_DISCARD): ("seat", "tile"),
     int(EV_PUNG): ("seat", "tile", "from"),
     int(EV_KONG): ("seat", "tile", "kind", "from"),

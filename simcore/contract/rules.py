@@ -195,6 +195,19 @@ class RuleError(ValueError):
     """A bad preset, option name or option value; the message is one line for the user."""
 
 
+# How draws take wall positions (RULES.md: Rulings where the documents are silent, draw order). Not a rule: under either order
+# every draw is uniform over the tiles not yet drawn, so the game is the same; ``seat`` keeps a
+# seat's draws its own when a claim skips turns, which pairs the hands of a duplicate comparison.
+DRAW_ORDERS = ("table", "seat")
+
+
+def check_draw_order(order) -> str:
+    """``order`` if it is a draw order, else a one-line ValueError."""
+    if order not in DRAW_ORDERS:
+        raise ValueError(f"unknown draw order {order!r}; draw orders: {', '.join(DRAW_ORDERS)}")
+    return order
+
+
 def _allowed(name: str) -> str:
     kind, allowed = OPTION_SPECS[name]
     if kind == "bool":

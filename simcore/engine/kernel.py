@@ -33,6 +33,7 @@ from simcore.contract.evaluate import CTX_EARTHLY, CTX_HEAVENLY, CTX_KONG_DISCAR
 from simcore.contract.nrt import address_of, call_strategy, data_ptr, strategy_addresses, uint8_ptr, unowned, view_of
 from simcore.contract.records import CHOSE_KONG, CHOSE_PASS, CHOSE_PUNG, END_THREE_WON, END_WALL_EXHAUSTED, ERR_ILLEGAL, ERR_INVARIANT, ERR_NONE, ERR_VIEW_WRITE, EV_CHECK, EV_DISCARD, EV_DRAW, EV_END, EV_EXCHANGE, EV_KONG, EV_PASS_WIN, EV_PAYMENT, EV_PUNG, EV_VOID, EV_WIN, H_DEALER, H_END_REASON, H_ERR_ANSWER, H_ERR_QUESTION, H_ERR_SEAT, H_ERROR, H_EXCHANGE_DIR, H_N_EVENTS, H_N_PAYMENTS, H_N_WINS, H_NEXT_DEALER, H_TILES_LEFT, H_TURNS, H_WINNERS, INV_PAYMENTS, INV_READY_HINT, INV_VISIBLE, INV_TILES, INV_VOID_DISCARD, INV_VOID_WIN, INV_ZERO_SUM, KONG_ADDED, KONG_CONCEALED, KONG_EXPOSED, LOG_WIDTH, LW_EVENT, LW_FIELDS, LW_HAND, LW_MELD_KINDS, LW_MELD_TILES, LW_PASSED, LW_PATS, LW_WIN_BASE, LW_WIN_FAN, LW_WIN_N_MELDS, LW_WIN_TILES_LEFT, N_PAY_FIELDS, N_QUESTIONS, N_REASONS, N_SITUATIONS, N_WIN_FIELDS, P_AMOUNT, P_PAYEE, P_PAYER, P_REASON, REASON_KONG, REASON_LIABILITY, REASON_NOT_READY, REASON_PIG, REASON_REFUND, REASON_TRANSFER, REASON_WIN, S_ASKED, S_BASE, S_FAN, S_KONGS, S_NET, S_NET_REASON, S_PIG, S_READY, S_SCORE_BEFORE, S_SITUATION, S_VOID, S_WIN_KIND, S_WIN_ORDER, S_WINS, SIT_CLAIM_PUNG, SIT_CLAIM_PUNG_KONG, SIT_CLAIM_WIN, SIT_CLAIM_WIN_PUNG, SIT_CLAIM_WIN_PUNG_KONG, SIT_EXCHANGE, SIT_LOCKED_TURN, SIT_ROB, SIT_TURN_DISCARD, SIT_TURN_KONG, SIT_TURN_WIN, SIT_VOID, W_BASE, W_FAN, W_FROM, W_KIND, W_ORDER, W_PAID, W_PATTERNS, W_SEAT, W_TILE, W_TURN, WIN_DISCARD, WIN_KONG_REPLACEMENT, WIN_ROBBING_KONG, WIN_SELF_DRAW
 from simcore.contract.rng import STREAM_DIRECTION, STREAM_SEAT, STREAM_WALL, below, stream_key, stream_value
+from simcore.contract.rules import DRAW_ORDERS, check_draw_order
 from simcore.contract.rules import BLOOM_FEEDER_PAYS, KONG_LIABILITY_PAYS_FOR_ALL, KONG_LIABILITY_TRANSFER, N_RULE_FIELDS, PIG_PAYS_NON_PIGS, PIG_PAYS_REMAINING, R_ADDED_KONG_DRAWN_ONLY, R_CLAIM_WHILE_VOID, R_EXCHANGE, R_EXPOSED_KONG_BLOOM, R_FLOW, R_PASSED_WIN_HIGHER, R_HANDS_PER_MATCH, R_KONG_DISCARD_LIABILITY, R_KONG_PAY_ADDED, R_KONG_PAY_CONCEALED, R_KONG_PAY_EXPOSED, R_KONG_REFUND, R_KONG_WHILE_VOID, R_PASSED_WIN_LOCK, R_PIG_PAYS, R_PIG_PAYS_READY_CHECK, R_PIG_PENALTY, R_READY_CHECK, R_SELF_DRAW_BONUS, R_START_POINTS
 from simcore.contract.tiles import COPIES, DEALER_TILES, HAND_TILES, N_KINDS, N_RANKS, N_SUITS, N_TILES, NO_VOID, SUIT_BITS
 from simcore.contract.view import A_KONG, A_WIN, C_KONG, C_PASS, C_PUNG, C_WIN, M_KONG_ADDED, M_KONG_CONCEALED, M_KONG_EXPOSED, M_PUNG, Q_CLAIM, Q_EXCHANGE, Q_ROB, Q_TURN, Q_VOID, VIEW_LEN
@@ -43,10 +44,17 @@ NO = np.bool_(False)
 ALL_SEATS = 0b1111          # a bit set of seats: every seat
 DEAL_END = DEALER_TILES + 3 * HAND_TILES  # the deal takes wall[0:DEAL_END]; draws go on from there
 WALL_LAST = N_TILES - 1     # kong replacements are drawn from here backwards
+N_DRAWABLE = N_TILES - DEAL_END  # positions DEAL_END..WALL_LAST, each drawn once
+assert N_DRAWABLE < 63       # their drawn set is one int64's bits (O_USED)
+# How draws take wall positions (RULES.md: Rulings where the documents are silent, draw order; not a rule, so the views do not
+# see it): ORDER_TABLE from the front, replacements from the back; ORDER_SEAT each seat its own
+# positions. The engine's rule array carries it in the slot after the rules (``engine_rules``).
+ORDER_TABLE, ORDER_SEAT = I64(DRAW_ORDERS.index("table")), I64(DRAW_ORDERS.index("seat"))
+R_DRAW_ORDER = N_RULE_FIELDS
 SH_UNKNOWN = I64(-99)       # a seat's shanten lower bound when nothing is known
 N_RULE_SLOTS = 48           # header room for the rule array
 N_PAT_SLOTS = 16            # header room for a win's patterns
-assert N_RULE_FIELDS <= N_RULE_SLOTS and N_PATTERNS <= N_PAT_SLOTS
+assert N_RULE_FIELDS + 1 <= N_RULE_SLOTS and N_PATTERNS <= N_PAT_SLOTS
 
 # -- header (kept across hands) ---------------------------------------------------------------
 O_OFF_WBUF, O_OFF_PBUF, O_OFF_SCRIPT, O_OFF_LOG = 0, 1, 2, 3   # offsets of the variable regions
@@ -59,7 +67,7 @@ O_TAB = 12            # address of the suit tables (``nrt.address_of``)
 O_TAB_LEN = 13
 O_FIXED_WALL_N = 14   # N_TILES when the next hand's wall is the one at O_FIXED_WALL (scenarios), else 0
 O_LOG_SPARE = 15      # where log cells beyond the log's capacity land (never read)
-O_RULES = 16          # the rule set (``RuleSet.to_array``), N_RULE_FIELDS slots
+O_RULES = 16          # the rule set (``RuleSet.to_array``), N_RULE_FIELDS slots, then the draw order
 O_PATS = O_RULES + N_RULE_SLOTS  # scratch: a win's patterns
 O_WINNERS = O_PATS + N_PAT_SLOTS  # scratch: the seats winning on one tile
 O_FNS = O_WINNERS + 8    # [2 * (group*4 + seat)]: a strategy's ``nrt.strategy_addresses``; group 0
@@ -109,9 +117,13 @@ O_QUADS = O_VOIDCNT + 4        # [seat] bit t set while the seat holds four of t
 O_RDY = O_QUADS + 4            # [seat] readiness hint: -1 unknown, 0 not ready, 1 maybe
 O_DRAW_RDY = O_RDY + 4         # [seat] readiness hint of the tiles before the seat's latest draw
 O_SH_LOW = O_DRAW_RDY + 4      # [seat] a lower bound on the shanten of the seat's non-void tiles (or SH_UNKNOWN)
-O_FRONT = O_SH_LOW + 4         # next wall index to draw from the front
-O_BACK = O_FRONT + 1           # next wall index to draw from the back (replacements)
-O_N_WINS = O_BACK + 1
+O_FRONT = O_SH_LOW + 4         # table order: next wall index to draw from the front
+O_BACK = O_FRONT + 1           # table order: next wall index to draw from the back (replacements)
+O_LEFT = O_BACK + 1            # wall positions not yet drawn
+O_USED = O_LEFT + 1            # seat order: bit i set once position DEAL_END + i is drawn
+O_TOP = O_USED + 1             # seat order: no position above DEAL_END + O_TOP is undrawn
+O_OWN = O_TOP + 1              # seat order: [seat] the seat's next own position, less DEAL_END
+O_N_WINS = O_OWN + 4
 O_N_PAY = O_N_WINS + 1
 O_N_EV = O_N_PAY + 1
 O_TURNS = O_N_EV + 1
@@ -174,12 +186,17 @@ def new_state(R, seed: int, g: int, win_cap: int, pay_cap: int, script=None, log
     S[O_SEED] = seed
     S[O_G] = g
     S[O_REVEALED_ROWS] = ALL_SEATS
-    S[O_RULES:O_RULES + N_RULE_FIELDS] = R
+    S[O_RULES:O_RULES + len(R)] = R
     S[offs[2]:offs[2] + script.size] = script.ravel()
     return S
 
 
 ROLLOUT_STATE_LEN = layout(0, 0, 1, 0)[0]  # a rollout state: no buffers, one forced answer per seat
+
+
+def engine_rules(rules, draw_order: str = "table") -> np.ndarray:
+    """The engine's rule array: the rule set's (``RuleSet.to_array``), then the draw order."""
+    return np.append(rules.to_array(), np.int64(DRAW_ORDERS.index(check_draw_order(draw_order))))
 
 
 def log_rows(S) -> np.ndarray:
@@ -217,7 +234,42 @@ def _tab(S):
 
 @nb.njit(cache=True, inline="always")
 def tiles_left(S):
-    return S[O_BACK] - S[O_FRONT] + 1
+    return S[O_LEFT]
+
+
+@nb.njit(cache=True, inline="always")
+def undrawn(S, i):
+    """Is wall position i (DEAL_END..WALL_LAST) still to be drawn?"""
+    if _r(S, R_DRAW_ORDER) == ORDER_SEAT:
+        return (S[O_USED] >> (i - DEAL_END)) & 1 == 0
+    return S[O_FRONT] <= i <= S[O_BACK]
+
+
+@nb.njit(cache=True, _nrt=False)
+def _wall_position(S, seat, replacement):
+    """The wall position the seat's draw takes, marked drawn (RULES.md: Rulings where the documents are silent, draw order). Table
+    order: the front, a replacement the back. Seat order: the seat's lowest undrawn own position
+    (position DEAL_END + k belongs to seat dealer + 1 + k mod 4), else the highest undrawn one."""
+    S[O_LEFT] -= 1
+    if _r(S, R_DRAW_ORDER) != ORDER_SEAT:
+        if replacement:
+            S[O_BACK] -= 1
+            return S[O_BACK] + 1
+        S[O_FRONT] += 1
+        return S[O_FRONT] - 1
+    used = S[O_USED]
+    k = S[O_OWN + seat]
+    while k < N_DRAWABLE and (used >> k) & 1:
+        k += 4
+    if k < N_DRAWABLE:
+        S[O_OWN + seat] = k + 4
+    else:
+        k = S[O_TOP]
+        while (used >> k) & 1:
+            k -= 1
+        S[O_TOP] = k - 1
+    S[O_USED] = used | (ONE << k)
+    return DEAL_END + k
 
 
 @nb.njit(cache=True, inline="always")
@@ -396,8 +448,8 @@ def check_tiles(S):
             if c < 0:
                 return False
             n += c + S[O_MELD_CNT + s * N_KINDS + t]
-        for i in range(S[O_FRONT], S[O_BACK] + 1):
-            if S[O_WALL + i] == t:
+        for i in range(DEAL_END, N_TILES):
+            if undrawn(S, i) and S[O_WALL + i] == t:
                 n += 1
         if n != 4:
             return False
@@ -755,6 +807,10 @@ def _reset(S, dealer):
     S[O_REVEALED_ROWS] = 0
     S[O_FRONT] = DEAL_END
     S[O_BACK] = WALL_LAST
+    S[O_LEFT] = N_DRAWABLE
+    S[O_TOP] = N_DRAWABLE - 1
+    for s in range(4):
+        S[O_OWN + s] = (s - dealer - 1) % 4
     S[O_DEALER] = dealer
     S[O_NEXT_DEALER] = dealer
     S[O_CLEAN] = 1
@@ -955,12 +1011,8 @@ def _choose_voids(S):
 def _draw(S, seat, replacement):
     """A draw from the front, or a kong replacement from the back (RULES.md: Tiles, seats, notation)."""
     S[O_DRAW_RDY + seat] = _ready_hint(S, seat)
-    if replacement:
-        t = S[O_WALL + S[O_BACK]]
-        S[O_BACK] -= 1
-    else:
-        t = S[O_WALL + S[O_FRONT]]
-        S[O_FRONT] += 1
+    pos = _wall_position(S, seat, replacement)
+    t = S[O_WALL + pos]
     _add(S, seat, t, ONE)
     S[O_TURNS] += 1
     S[O_DRAWS + seat] += 1
@@ -975,7 +1027,7 @@ def _draw(S, seat, replacement):
         S[v + vw.V_VOID_CAP + seat] = cap
     S[O_PASSLOCK + seat] = 0  # any draw lifts it (RULES.md: Rulings where the documents are silent, passed-win lock)
     if _tracing(S):
-        _log(S, EV_DRAW, seat, t, replacement, ZERO, ZERO)
+        _log(S, EV_DRAW, seat, t, replacement, pos, ZERO)
     return t
 
 
@@ -1784,7 +1836,7 @@ def _init_header(S, R, seed, win_cap, pay_cap, check):
     S[O_SEED] = seed
     S[O_REVEALED_ROWS] = ALL_SEATS
     S[O_FIXED_WALL_N] = 0
-    for i in range(N_RULE_FIELDS):
+    for i in range(min(R.shape[0], N_RULE_FIELDS + 1)):
         S[O_RULES + i] = R[i]
 
 

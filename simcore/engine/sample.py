@@ -529,8 +529,9 @@ def _fill_state(view, tab, A, S, W, seed, k, n_pool, wall_left, check):
         for i in range(view[vw.V_N_MELDS + o]):
             if view[vw.V_MELD_KIND + o * 4 + i] != vw.M_PUNG:
                 n_kongs += 1
-    S[E.O_BACK] = E.WALL_LAST - n_kongs
+    S[E.O_BACK] = E.WALL_LAST - n_kongs    # the rollout draws in table order: the same game (RULES.md: Rulings where the documents are silent, draw order)
     S[E.O_FRONT] = S[E.O_BACK] - wall_left + 1
+    S[E.O_LEFT] = wall_left
     w = S[E.O_FRONT]
     for i in range(n_pool):
         h = W[WK_OWNER + i]

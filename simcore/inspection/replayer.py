@@ -172,8 +172,8 @@ class Table:
     dealer: int
     seats: list
     wall: list                    # the N_TILES (108) tiles in the deal's order
-    front: int = 0                # the next draw
-    back: int = N_TILES - 1       # the next replacement
+    drawn: frozenset = frozenset()  # the wall positions drawn after the deal
+    draw_order: str = "table"     # RULES.md: Rulings where the documents are silent, draw order
     direction: int = 0            # exchange direction (0: none yet, or no exchange)
     payments: list = field(default_factory=list)   # payment events so far
     set_aside: list = field(default_factory=list)  # (tile, winners) of each winning tile
@@ -185,7 +185,21 @@ class Table:
 
     @property
     def wall_left(self) -> int:
-        return self.back - self.front + 1 if self.wall else N_TILES
+        return N_TILES - DEAL_TILES - len(self.drawn) if self.wall else N_TILES
+
+    def undrawn(self) -> list[int]:
+        return [p for p in range(DEAL_TILES, N_TILES) if p not in self.drawn]
+
+    def next_position(self, seat: int, replacement: bool) -> int:
+        """The position the seat's draw takes (RULES.md: Rulings where the documents are silent, draw order), worked out here
+        from the ruling's words, apart from the engine's: table order, the lowest undrawn position
+        (the highest for a replacement); seat order, the seat's lowest undrawn own position
+        (position 53 + k belongs to seat dealer + 1 + k mod 4), else the highest undrawn one."""
+        left = self.undrawn()
+        if self.draw_order == "seat":
+            own = [p for p in left if (self.dealer + 1 + (p - DEAL_TILES)) % 4 == seat]
+            return own[0] if own else left[-1]
+        return left[-1] if replacement else left[0]
 
     def copy(self) -> "Table":
         return replace(self, seats=[s.copy() for s in self.seats], payments=list(self.payments),
@@ -197,8 +211,8 @@ class Table:
         n = [0] * N_KINDS
         if not self.wall:
             return [4] * N_KINDS
-        for t in self.wall[self.front:self.back + 1]:
-            n[tile_index(t)] += 1
+        for p in self.undrawn():
+            n[tile_index(self.wall[p])] += 1
         for s in self.seats:
             for t in range(N_KINDS):
                 n[t] += s.hand[t]
@@ -230,7 +244,7 @@ class _Replayer:
             raise ReplayError("a hand's trace begins with its start event")
         self.t = Table(index=0, event=start, hand=int(start["hand"]), dealer=int(start["dealer"]),
                        seats=[Seat(s, strategy=start["strategies"][s], score=int(start["scores"][s]))
-                              for s in range(4)], wall=[],
+                              for s in range(4)], wall=[], draw_order=start.get("draw_order", "table"),
                        flow=(start.get("options") or {}).get("variant", start.get("rules")) == "flow")
         self.pending_kong = None   # (seat, tile) of an added kong that may still be robbed
 
@@ -291,7 +305,7 @@ class _Replayer:
                 self.fail(e, f"seat {s}'s dealt tiles are not wall[{pos}:{pos + n}]")
             t.seats[s].hand = _counts(e["hands"][s])
             pos += n
-        t.front = DEAL_TILES
+        t.drawn = frozenset()
 
     def on_exchange(self, e):
         t = self.t
@@ -314,10 +328,11 @@ class _Replayer:
         t = self.t
         if t.wall_left <= 0:
             self.fail(e, "a draw from an empty wall")
-        if e["replacement"]:
-            tile, t.back = t.wall[t.back], t.back - 1
-        else:
-            tile, t.front = t.wall[t.front], t.front + 1
+        pos = t.next_position(int(e["seat"]), bool(e["replacement"]))
+        if e.get("pos") is not None and int(e["pos"]) != pos:
+            self.fail(e, f"the {t.draw_order} draw order gives wall position {pos}, the trace says {e['pos']}")
+        tile = t.wall[pos]
+        t.drawn = t.drawn | {pos}
         if tile != e["tile"]:
             self.fail(e, f"the wall gives {tile}, the trace says {e['tile']}")
         seat = t.seats[e["seat"]]

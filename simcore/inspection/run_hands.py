@@ -59,21 +59,23 @@ class RunHand:
     match: int | None = None
     hand_in_match: int | None = None
     specs: list | None = None          # the seats' SeatSpecs (the reviewer's rollouts play them)
+    draw_order: str = "table"
 
     def trace(self, run_dir=None) -> TracedHand:
         """The hand's TRACE.md events, replayed; its hint names the command that replays it."""
         from simcore.runs.batch import trace_command
 
         out = trace_hand(self.rules, self.players, self.seats, self.seed, self.g, dealer=self.dealer,
-                         scores=self.scores, match=self.match, hand_in_match=self.hand_in_match)
+                         scores=self.scores, match=self.match, hand_in_match=self.hand_in_match,
+                         draw_order=self.draw_order)
         if run_dir is not None:
             out.hint = trace_command(self.rules, self.seed, self.g, run_dir=run_dir)
         return out
 
 
 MAX_RANGE = 10_000  # hands one command replays at most
-ONLY_THE_RUNS_OWN = ("with a run directory the run's own rules, seed and seats are used: "
-                     "drop --rules, --set, --seed and --seats")
+ONLY_THE_RUNS_OWN = ("with a run directory the run's own rules, seed, seats and draw order are used: "
+                     "drop --rules, --set, --seed, --seats and --draw-order")
 
 
 def parse_hands(hands) -> list[int]:
@@ -95,14 +97,15 @@ def parse_hands(hands) -> list[int]:
     return [int(g) for g in hands]
 
 
-def independent_hands(rules, seats, seed: int, hands) -> list[RunHand]:
+def independent_hands(rules, seats, seed: int, hands, draw_order: str = "table") -> list[RunHand]:
     """Independent hands of ``rules`` (a RuleSet) and ``seats`` (SeatSpecs): hand g dealt by seat
-    g mod 4, from zero scores, its wall from (seed, g)."""
+    g mod 4, from zero scores, its wall from (seed, g), drawn in ``draw_order``."""
     from strategies.registry import seat_functions
 
     players = seat_functions(list(seats))
     names = [s.canonical for s in seats]
-    return [RunHand(rules, players, names, seed, int(g), int(g) % 4, [0, 0, 0, 0], specs=list(seats)) for g in hands]
+    return [RunHand(rules, players, names, seed, int(g), int(g) % 4, [0, 0, 0, 0], specs=list(seats),
+                    draw_order=draw_order) for g in hands]
 
 
 def hands_of_run(run_dir, hands, allow_changed_strategy: bool = False) -> list[RunHand]:
@@ -128,9 +131,10 @@ def hands_of_run(run_dir, hands, allow_changed_strategy: bool = False) -> list[R
                 raise ValueError(f"hand {g} of {run_dir} has not been played yet (resume the run first)")
             scores = [r["score_before"] for r in sorted(rows, key=lambda r: r["seat"])]
             out.append(RunHand(cfg.rules, fns, names, cfg.seed, g, head[0]["dealer"], scores, g // hpm, g % hpm,
-                               list(seats)))
+                               list(seats), cfg.draw_order))
         else:
-            out.append(RunHand(cfg.rules, fns, names, cfg.seed, g, g % 4, [0, 0, 0, 0], specs=list(seats)))
+            out.append(RunHand(cfg.rules, fns, names, cfg.seed, g, g % 4, [0, 0, 0, 0], specs=list(seats),
+                               draw_order=cfg.draw_order))
     return out
 
 

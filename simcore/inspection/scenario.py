@@ -8,7 +8,9 @@ Tests use them to replay the worked example (RULES.md: Worked example) and one s
 
 The wall is the dealt hands (dealer first, then turn order), then ``draws`` from the front,
 then the unlisted tiles in ascending order; ``replacements`` sit at the back (the first one
-at wall[107]). A seat's script lists its decisions in the order they are asked; an entry is
+at wall[107]). With ``draw_order="seat"`` (RULES.md: Rulings where the documents are silent, draw order) the listed draws and
+replacements are still drawn in the order listed: each sits at the position its draw takes
+(found by playing the hand until the positions it draws settle). A seat's script lists its decisions in the order they are asked; an entry is
 used only when the question (and, for claims, the tile) matches, so anything unscripted falls
 to the ``passive`` player (discards its drawn tile, claims nothing, never wins or kongs).
 Script entries:
@@ -107,11 +109,14 @@ class Scenario:
     seed: int = 0
     hand_index: int = 0
     sets: dict = field(default_factory=dict)
+    draw_order: str = "table"
 
     def ruleset(self) -> RuleSet:
         return resolve(self.rules, self.sets)
 
-    def wall(self) -> np.ndarray:
+    def wall(self, positions=None) -> np.ndarray:
+        """The fixed wall; ``positions`` (the (position, replacement) of each draw of a play in
+        seat order) places the k-th listed draw or replacement where that draw took it."""
         left = np.full(N_KINDS, 4, np.int64)
         front: list[int] = []
         for i in range(4):
@@ -128,7 +133,16 @@ class Scenario:
         if (left < 0).any():
             raise ValueError("the scenario uses more than four copies of a tile")
         middle = [t for t in range(N_KINDS) for _ in range(int(left[t]))]
-        return np.array(front + middle + back[::-1], np.int64)
+        if positions is None:
+            return np.array(front + middle + back[::-1], np.int64)
+        dealt, draws = front[:E.DEAL_END], front[E.DEAL_END:]
+        wall = dealt + [-1] * E.N_DRAWABLE
+        queues = {False: list(draws), True: list(back)}
+        for pos, replacement in positions:
+            if queues[replacement]:
+                wall[pos] = queues[replacement].pop(0)
+        rest = iter(middle + queues[False] + queues[True])
+        return np.array([t if t >= 0 else next(rest) for t in wall], np.int64)
 
     def script(self) -> np.ndarray:
         scripts = {s: list(v) for s, v in self.scripts.items()}
@@ -147,8 +161,21 @@ class Scenario:
         rules = self.ruleset()
         script = self.script()
         names = ["scenario"] * 4
-        hand = trace_hand(rules, fns, names, self.seed, self.hand_index, dealer=self.dealer, scores=self.scores,
-                          fixed_wall=self.wall(), fixed_dir=self.direction, script=script, check=True)
+
+        def play(wall):
+            return trace_hand(rules, fns, names, self.seed, self.hand_index, dealer=self.dealer, scores=self.scores,
+                              fixed_wall=wall, fixed_dir=self.direction, script=script, check=True,
+                              draw_order=self.draw_order)
+
+        hand = play(self.wall())
+        if self.draw_order != "table":
+            for _ in range(8):   # the positions depend on who draws, which the tiles decide
+                positions = [(e["pos"], e["replacement"]) for e in hand.events if e["event"] == "draw"]
+                hand = play(self.wall(positions))
+                if [(e["pos"], e["replacement"]) for e in hand.events if e["event"] == "draw"] == positions:
+                    break
+            else:
+                raise AssertionError("the scenario's draws do not settle on wall positions in seat order")
         err = int(hand.hand[0, rec.H_ERROR])
         if err != rec.ERR_NONE:
             from simcore.runs.batch import describe_error

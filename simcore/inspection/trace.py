@@ -17,6 +17,7 @@ from simcore.contract import records as rec
 from simcore.contract.rules import RuleSet
 from simcore.contract.tables import load_tables
 from simcore.contract.tiles import DEALER_TILES, HAND_TILES, N_KINDS, N_RANKS, N_SUITS, N_TILES, SUITS, tile_list, tile_text
+from strategies.names import short_names
 from simcore.contract.view import MELD_NAMES, STRATEGY_TYPE  # noqa: F401
 
 LOG_ROWS = 1024
@@ -39,6 +40,7 @@ class TracedHand:
     index: int = 0
     rules: RuleSet | None = None
     hint: str | None = None     # the command that replays it, for its error message
+    draw_order: str = "table"
 
     @property
     def net(self) -> list[int]:
@@ -55,7 +57,8 @@ class TracedHand:
         if hint is None:
             from simcore.runs.batch import trace_command
 
-            hint = (trace_command(self.rules, self.seed, self.index, self.strategies or None) if self.rules is not None
+            hint = (trace_command(self.rules, self.seed, self.index, self.strategies or None,
+                                  draw_order=self.draw_order) if self.rules is not None
                     else f"sichuan trace --seed {self.seed} --hand {self.index}")
         return describe_error(self.hand[0], self.index, names, hint)
 
@@ -188,11 +191,12 @@ def _error_event(S, hand, strategies) -> dict:
 
 def run_traced(rules: RuleSet, players, seed: int, g: int, dealer: int, scores=None, *,
                fixed_wall=None, fixed_dir: int = 0, script=None, check: bool = True,
-               win_cap: int = 256, pay_cap: int = 1024, pause: int = 0, state=None):
+               win_cap: int = 256, pay_cap: int = 1024, pause: int = 0, state=None, draw_order: str = "table"):
     """Play hand g with the log on; returns the raw arrays (state, log, rows). ``players`` as
     ``simcore.runs.batch.run_batch`` takes them. ``pause`` > 0 stops the hand at that resume point
     (``simcore.engine.kernel.play_on``; the state's O_AT says where, AT_END if the hand ended first);
-    ``state``, a state so stopped (or a copy), plays that hand on instead of a new one."""
+    ``state``, a state so stopped (or a copy), plays that hand on instead of a new one (in the
+    draw order it began with)."""
     from strategies.registry import players_of
 
     players = players_of(players)
@@ -200,7 +204,7 @@ def run_traced(rules: RuleSet, players, seed: int, g: int, dealer: int, scores=N
     scores0 = np.zeros(4, np.int64) if scores is None else np.asarray(scores, np.int64)
     wall = np.zeros(0, np.int64) if fixed_wall is None else np.asarray(fixed_wall, np.int64)
     if state is None:
-        S = E.new_state(rules.to_array(), seed, g, win_cap, pay_cap, script, LOG_ROWS, check)
+        S = E.new_state(E.engine_rules(rules, draw_order), seed, g, win_cap, pay_cap, script, LOG_ROWS, check)
         S[E.O_PAUSE] = pause
     else:
         S = state
@@ -218,7 +222,7 @@ def run_traced(rules: RuleSet, players, seed: int, g: int, dealer: int, scores=N
 
 
 def events_from_log(rules: RuleSet, strategies: list[str], seed: int, g: int, dealer: int, scores0,
-                    S, L, hand, seat, match=None, hand_in_match=None) -> list[dict]:
+                    S, L, hand, seat, match=None, hand_in_match=None, draw_order: str = "table") -> list[dict]:
     """TRACE.md events for one hand from the engine's final state and log."""
     base = {"hand": int(g)}
 
@@ -230,7 +234,7 @@ def events_from_log(rules: RuleSet, strategies: list[str], seed: int, g: int, de
 
     out = [e("start", rules=rules.preset, options=rules.options(), strategies=list(strategies),
              dealer=int(dealer), seed=int(seed), match=match, hand_in_match=hand_in_match,
-             scores=[int(x) for x in scores0])]
+             scores=[int(x) for x in scores0], draw_order=draw_order)]
     wall = [int(x) for x in S[E.O_WALL:E.O_WALL + N_TILES]]
     hands = [[] for _ in range(4)]
     pos = 0
@@ -252,7 +256,8 @@ def events_from_log(rules: RuleSet, strategies: list[str], seed: int, g: int, de
         elif kind == rec.EV_VOID:
             out.append(e("void", suits=[SUITS[f[f"suit{s}"]] for s in range(4)]))
         elif kind == rec.EV_DRAW:
-            out.append(e("draw", seat=f["seat"], tile=tile_text(f["tile"]), replacement=bool(f["replacement"])))
+            out.append(e("draw", seat=f["seat"], tile=tile_text(f["tile"]), replacement=bool(f["replacement"]),
+                         pos=f["pos"]))
         elif kind == rec.EV_DISCARD:
             out.append(e("discard", seat=f["seat"], tile=tile_text(f["tile"])))
         elif kind == rec.EV_PUNG:
@@ -290,14 +295,16 @@ def events_from_log(rules: RuleSet, strategies: list[str], seed: int, g: int, de
 
 
 def trace_hand(rules: RuleSet, fns, strategies: list[str], seed: int, g: int, dealer: int | None = None,
-               scores=None, match=None, hand_in_match=None, **kw) -> TracedHand:
+               scores=None, match=None, hand_in_match=None, draw_order: str = "table", **kw) -> TracedHand:
     """Replay hand g (dealt by g mod 4 unless ``dealer``) and return its TRACE.md events."""
     if dealer is None:
         dealer = g % 4
     scores0 = [0, 0, 0, 0] if scores is None else [int(x) for x in scores]
-    S, L, hand, seat, win, pay = run_traced(rules, fns, seed, g, dealer, scores0, **kw)
-    events = events_from_log(rules, strategies, seed, g, dealer, scores0, S, L, hand, seat, match, hand_in_match)
-    return TracedHand(events, hand, seat, win, pay, S, strategies=list(strategies), seed=seed, index=g, rules=rules)
+    S, L, hand, seat, win, pay = run_traced(rules, fns, seed, g, dealer, scores0, draw_order=draw_order, **kw)
+    events = events_from_log(rules, strategies, seed, g, dealer, scores0, S, L, hand, seat, match, hand_in_match,
+                             draw_order)
+    return TracedHand(events, hand, seat, win, pay, S, strategies=list(strategies), seed=seed, index=g, rules=rules,
+                      draw_order=draw_order)
 
 
 def to_jsonl(events) -> str:
@@ -320,9 +327,11 @@ def to_text(events) -> str:
         if k == "start":
             lines.append(f"hand {ev_['hand']}  rules {ev_['rules']}  dealer {ev_['dealer']}  seed {ev_['seed']}"
                          + (f"  match {ev_['match']} hand {ev_['hand_in_match']}" if ev_["match"] is not None else "")
-                         + f"  scores {ev_['scores']}")
+                         + f"  scores {ev_['scores']}"
+                         + (f"  draw order {ev_['draw_order']}" if ev_.get("draw_order", "table") != "table" else ""))
+            names = short_names(ev_["strategies"])
             for s, name in enumerate(ev_["strategies"]):
-                lines.append(f"  seat {s}: {name}")
+                lines.append(f"  seat {s}: {names[name]}")
         elif k == "deal":
             for s, h in enumerate(ev_["hands"]):
                 lines.append(f"deal      seat {s}: {_group(h)}")
@@ -332,7 +341,8 @@ def to_text(events) -> str:
         elif k == "void":
             lines.append("void      " + "  ".join(f"seat {s}: {v}" for s, v in enumerate(ev_["suits"])))
         elif k == "draw":
-            lines.append(f"draw      seat {ev_['seat']} {ev_['tile']}" + (" (replacement)" if ev_["replacement"] else ""))
+            lines.append(f"draw      seat {ev_['seat']} {ev_['tile']}" + (" (replacement)" if ev_["replacement"] else "")
+                         + (f" (wall {ev_['pos']})" if ev_.get("pos") is not None else ""))
         elif k == "discard":
             lines.append(f"discard   seat {ev_['seat']} {ev_['tile']}")
         elif k == "pung":

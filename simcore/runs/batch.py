@@ -99,7 +99,7 @@ def _widen(a: np.ndarray, cap: int) -> np.ndarray:
     return out
 
 
-def trace_command(rules: RuleSet, seed: int, g: int, seats=None, run_dir=None) -> str:
+def trace_command(rules: RuleSet, seed: int, g: int, seats=None, run_dir=None, draw_order: str = "table") -> str:
     """The ``sichuan trace`` command that replays hand ``g``: of ``run_dir``, or standalone with the
     rules as ``--rules``/``--set`` (whatever file they came from), the seats (user strategy files
     by absolute path, so it works from any directory) and the seed."""
@@ -126,6 +126,8 @@ def trace_command(rules: RuleSet, seed: int, g: int, seats=None, run_dir=None) -
         text = seats[0] if len(set(seats)) == 1 else ",".join(seats)
         absolute = map_user_paths(text, lambda path: str(Path(path).expanduser().resolve()))
         parts.append(f"--seats {shlex.quote(absolute)}")
+    if draw_order != "table":
+        parts.append(f"--draw-order {draw_order}")
     parts.append(f"--seed {seed} --hand {g}")
     return " ".join(parts)
 
@@ -184,10 +186,11 @@ def _answer_text(q: int, ans: int) -> str:
 
 
 def run_batch(rules: RuleSet, players, seed: int, first: int, n_items: int, match_mode: bool = False,
-              check: bool = False, threads: int | None = None, seat_names=None, trace_hint=None) -> BatchResult:
+              check: bool = False, threads: int | None = None, seat_names=None, trace_hint=None,
+              draw_order: str = "table") -> BatchResult:
     """Play ``n_items`` hands (or matches) starting at global index ``first`` (match index in
     match mode). ``players``: ``strategies.registry.Players`` (or the bare twelve functions, each
-    parameter at its default)."""
+    parameter at its default). ``draw_order``: ``table`` or ``seat`` (RULES.md: Rulings where the documents are silent, draw order)."""
     from strategies.registry import players_of
 
     players = players_of(players)
@@ -198,7 +201,7 @@ def run_batch(rules: RuleSet, players, seed: int, first: int, n_items: int, matc
         raise ValueError("the seed must be a non-negative integer")
     if threads:
         nb.set_num_threads(threads)
-    R = rules.to_array()
+    R = E.engine_rules(rules, draw_order)
     tab = load_tables()
     hpm = rules.hands_per_match if match_mode else 1
     rows = n_items * hpm
@@ -237,7 +240,7 @@ def run_batch(rules: RuleSet, players, seed: int, first: int, n_items: int, matc
         elif match_mode:  # a match's hand needs the dealer and scores the match reached: a run directory
             hint = f"sichuan trace RUN_DIR --hand {g}, RUN_DIR a run of these matches (sichuan simulate --matches)"
         else:
-            hint = trace_command(rules, seed, g, seat_names or ["SEATS"] * 4)
+            hint = trace_command(rules, seed, g, seat_names or ["SEATS"] * 4, draw_order=draw_order)
         msg = describe_error(hand[i], g, names, hint)
         if int(hand[i, rec.H_ERROR]) in (rec.ERR_ILLEGAL, rec.ERR_VIEW_WRITE):
             raise StrategyAnswerError(msg)

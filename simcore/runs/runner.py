@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable
 
-from simcore.contract.rules import RuleSet, apply_overrides, preset
+from simcore.contract.rules import RuleSet, apply_overrides, check_draw_order, preset
 from simcore.runs import DEFAULT_CHUNK_HANDS
 from simcore.runs import shards as rio
 from simcore.runs.batch import InvariantError, StrategyAnswerError, run_batch
@@ -50,8 +50,10 @@ class RunConfig:
     n: int                          # hands, or matches in match mode
     chunk_hands: int = DEFAULT_CHUNK_HANDS
     names: tuple | None = None      # the seats' text as a run recorded it (a resume keeps writing it)
+    draw_order: str = "table"       # RULES.md: Rulings where the documents are silent, draw order (not a rule: the same game)
 
     def __post_init__(self):
+        check_draw_order(self.draw_order)
         if any(isinstance(s, str) for s in self.seats):  # text from an edge (a spec file, a test)
             from strategies.registry import parse_seat
 
@@ -92,7 +94,7 @@ class RunConfig:
     def identity(self) -> dict:
         """Everything that must match to resume or extend a run."""
         return {"rules": {"preset": self.rules.preset, "options": self.rules.options()}, "seats": list(self.seat_names),
-                "seed": self.seed, "mode": self.mode, "chunk_hands": self.chunk_hands}
+                "seed": self.seed, "mode": self.mode, "chunk_hands": self.chunk_hands, "draw_order": self.draw_order}
 
     def to_json(self) -> dict:
         return {**self.identity(), "n": self.n}
@@ -103,7 +105,7 @@ class RunConfig:
         with user files at their recorded absolute paths (``simcore.inspection.run_hands``)."""
         rules = apply_overrides(preset(d["rules"]["preset"]), d["rules"]["options"])
         return RunConfig(rules, tuple(seats if seats is not None else d["seats"]), int(d["seed"]), d["mode"],
-                         int(d["n"]), int(d["chunk_hands"]))
+                         int(d["n"]), int(d["chunk_hands"]), draw_order=d.get("draw_order", "table"))
 
 
 def cpu_count() -> int:
@@ -121,7 +123,7 @@ def _trace_hint(run_dir: Path, cfg: RunConfig, hand: int) -> str:
     of_run = trace_command(cfg.rules, cfg.seed, hand, run_dir=run_dir)
     if cfg.match_mode:
         return of_run
-    return f"{trace_command(cfg.rules, cfg.seed, hand, cfg.seat_names)} (or {of_run})"
+    return f"{trace_command(cfg.rules, cfg.seed, hand, cfg.seat_names, draw_order=cfg.draw_order)} (or {of_run})"
 
 
 # numba's threading layer must not be entered from several threads of one process at once
@@ -143,7 +145,8 @@ def _play(run_dir, cfg: RunConfig, fns: tuple, first: int, count: int, threads: 
     with _NUMBA_LOCK:
         numba.set_num_threads(max(1, min(threads, numba.config.NUMBA_NUM_THREADS)))
         return run_batch(cfg.rules, fns, cfg.seed, first, count, cfg.match_mode, check=check,
-                         seat_names=list(cfg.seat_names), trace_hint=lambda g: _trace_hint(Path(run_dir), cfg, g))
+                         seat_names=list(cfg.seat_names), trace_hint=lambda g: _trace_hint(Path(run_dir), cfg, g),
+                         draw_order=cfg.draw_order)
 
 
 def _write(run_dir, cfg: RunConfig, config: dict, chunk: int, first: int, count: int, res) -> None:
@@ -359,16 +362,18 @@ def _check_existing(d: ManagedDir, cfg: RunConfig) -> dict | None:
         return None
     mine = cfg.identity()
     theirs = {k: old.get("config", {}).get(k) for k in mine}
+    theirs["draw_order"] = theirs["draw_order"] or "table"   # runs written before draw orders drew in table order
     if isinstance(theirs["rules"], dict) and isinstance(theirs["rules"].get("options"), dict):
         # an option added since the run was written: it played the option's default
         defaults = RuleSet().options()
         theirs["rules"] = dict(theirs["rules"], options={**{k: defaults[k] for k in mine["rules"]["options"]
                                                             if k in defaults}, **theirs["rules"]["options"]})
     _check_same_seats(run_dir, old, cfg)
-    for key in ("rules", "seed", "mode", "chunk_hands"):
+    for key in ("rules", "seed", "mode", "chunk_hands", "draw_order"):
         if theirs[key] != mine[key]:
             what = {"rules": "a different rule set", "seats": "different seats", "seed": "a different seed",
-                    "mode": "a different mode (hands vs matches)", "chunk_hands": "a different chunk size"}[key]
+                    "mode": "a different mode (hands vs matches)", "chunk_hands": "a different chunk size",
+                    "draw_order": f"another draw order ({theirs[key]}, not {mine[key]})"}[key]
             if key == "rules":
                 a, b = theirs[key]["options"], mine[key]["options"]
                 diff = [k for k in b if a.get(k) != b[k]] if isinstance(a, dict) else []

@@ -48,6 +48,8 @@ def resume_command(run_dir: Path, manifest: dict) -> str:
         parts.append(f"--seats {shlex.quote(seats[0] if len(set(seats)) == 1 else ','.join(seats))}")
     parts.append(f"--{'matches' if cfg.get('mode') == 'matches' else 'hands'} {cfg.get('n')}")
     parts.append(f"--seed {cfg.get('seed', 0)}")
+    if cfg.get("draw_order", "table") != "table":
+        parts.append(f"--draw-order {cfg['draw_order']}")
     if cfg.get("chunk_hands", DEFAULT_CHUNK_HANDS) != DEFAULT_CHUNK_HANDS:
         parts.append(f"--chunk-hands {cfg['chunk_hands']}")
     parts.append(f"--out {shlex.quote(str(run_dir))}")

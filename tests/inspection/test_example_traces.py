@@ -80,7 +80,12 @@ CHECK_EXTRAS = {"tiles", "melds", "void_tiles", "wait_values"}  # the check fiel
 @pytest.mark.parametrize("name", ["battle-hand.jsonl", "flow-hand.jsonl"])
 def test_example_hand_replays_event_for_event(name):
     expected, ours = replay(EXAMPLES / name)
+    front, back = 53, 107   # the examples draw in table order (the deal event of TRACE.md)
     for i, (a, b) in enumerate(zip(expected, ours.events)):
+        if a["event"] == "draw" and "pos" not in a:   # pos came with draw orders: where the table order draws
+            b = dict(b)
+            assert b.pop("pos") == (back if a["replacement"] else front)
+            back, front = (back - 1, front) if a["replacement"] else (back, front + 1)
         if a["event"] == "check":   # TRACE.md's fields exactly, plus the documented extras
             assert set(b) == set(a) | CHECK_EXTRAS
             assert set(b["wait_values"]) == set(a["waits"])
@@ -90,6 +95,8 @@ def test_example_hand_replays_event_for_event(name):
         if a["event"] == "pass_win":  # the fan field came with the tfmj options (TRACE.md); examples lack it
             assert "fan" not in a and isinstance(b.pop("fan"), int)
         if a["event"] == "start":     # options added since the examples were written: at their defaults
+            b = dict(b)
+            assert b.pop("draw_order") == a.get("draw_order", "table")
             new = {k: v for k, v in b["options"].items() if k not in a["options"]}
             assert new == {k: v for k, v in RuleSet().options().items() if k in new}
             b = dict(b, options={k: v for k, v in b["options"].items() if k in a["options"]})
