@@ -13,7 +13,8 @@ import tempfile
 import click
 
 from simcore.contract.messages import one_line as _one_line
-from simcore.cli import full_names_option, name_table
+from simcore.cli import DRAW_ORDER_HELP, draw_order_option, full_names_option, name_table
+from simcore.contract.rules import DRAW_ORDERS
 from simcore.contract.rules import PRESETS
 
 
@@ -41,7 +42,8 @@ def _check_vs(spec, vs):
         raise ExperimentCliError(f"--vs {vs!r} is not an arm of {spec.name} (arms: {', '.join(names)})")
 
 
-def _run_and_report(spec, out, hands, seed, workers, width, as_json, quiet, vs=None, full_names=False):
+def _run_and_report(spec, out, hands, seed, workers, width, as_json, quiet, vs=None, full_names=False,
+                    draw_order=None):
     from experiments.execute import ExperimentError, run_experiment
     from experiments.report import build, dumps, format_text, save
     from simcore.cli import exit_interrupted
@@ -49,7 +51,7 @@ def _run_and_report(spec, out, hands, seed, workers, width, as_json, quiet, vs=N
 
     _check_vs(spec, vs)
     try:
-        run_experiment(spec, out, hands=hands, seed=seed, workers=workers, log=_log(quiet))
+        run_experiment(spec, out, hands=hands, seed=seed, workers=workers, log=_log(quiet), draw_order=draw_order)
         rep = build(out, width=width, vs=vs)
         save(out, rep)
     except RunInterrupted as exc:
@@ -108,8 +110,10 @@ experiment.help = experiment.help.replace("    {shipped}", name_table(_shipped()
 @click.option("--vs", "vs", default=None, metavar="ARM", help=VS_HELP + " The report saved in DIR is this one.")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines on stderr.")
+@click.option("--draw-order", "draw_order", type=click.Choice(DRAW_ORDERS), default=None,
+              help=DRAW_ORDER_HELP + " [default: the spec's draw_order, else seat]")
 @full_names_option
-def run_cmd(spec_name, hands, seed, out, workers, width, vs, as_json, quiet, full_names):
+def run_cmd(spec_name, hands, seed, out, workers, width, vs, as_json, quiet, draw_order, full_names):
     """Run the experiment SPEC (a TOML file, or a shipped name such as `exchange`) into DIR and
     print its report.
 
@@ -126,7 +130,8 @@ def run_cmd(spec_name, hands, seed, out, workers, width, vs, as_json, quiet, ful
         spec = load_spec(spec_name)
     except SpecError as exc:
         raise ExperimentCliError(_one_line(exc)) from None
-    _run_and_report(spec, out, hands, seed, workers, width, as_json, quiet, vs=vs, full_names=full_names)
+    _run_and_report(spec, out, hands, seed, workers, width, as_json, quiet, vs=vs, full_names=full_names,
+                    draw_order=draw_order)
 
 
 @experiment.command("report")
@@ -179,8 +184,9 @@ def list_cmd():
 @click.option("--width", type=click.FloatRange(min=0, min_open=True), default=0.1, show_default=True, help=WIDTH_HELP)
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines on stderr.")
+@draw_order_option("seat")
 @full_names_option
-def compare(a, b, rules_spec, sets, hands, seed, out, workers, width, as_json, quiet, full_names):
+def compare(a, b, rules_spec, sets, hands, seed, out, workers, width, as_json, quiet, draw_order, full_names):
     """Head-to-head in duplicate: seat spec A, 1 vs 3 against a field of B.
 
     A sits at each seat in turn against three B on the same walls; the difference from B
@@ -215,7 +221,8 @@ def compare(a, b, rules_spec, sets, hands, seed, out, workers, width, as_json, q
         tmp = tempfile.mkdtemp(prefix="sichuan-compare-")
         out = tmp
     try:
-        _run_and_report(spec, out, hands, seed, workers, width, as_json, quiet, full_names=full_names)
+        _run_and_report(spec, out, hands, seed, workers, width, as_json, quiet, full_names=full_names,
+                        draw_order=draw_order)
     finally:
         if tmp is not None:
             shutil.rmtree(tmp, ignore_errors=True)
@@ -242,7 +249,8 @@ def compare(a, b, rules_spec, sets, hands, seed, out, workers, width, as_json, q
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @click.option("--out", "out", default=None, metavar="FILE", help="Also write the report as markdown to FILE.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines on stderr.")
-def ladder(plays, fields, presets, walls, seed, threads, focus, as_json, out, quiet):
+@draw_order_option("seat")
+def ladder(plays, fields, presets, walls, seed, threads, focus, as_json, out, quiet, draw_order):
     """The strategy ladder: every play 1 vs 3, in duplicate, against each field, under each preset.
 
     Against a uniform field F a play's score is its net per hand at each seat minus the net of
@@ -265,7 +273,7 @@ def ladder(plays, fields, presets, walls, seed, threads, focus, as_json, out, qu
     from experiments.ladder import LadderError, dumps, format_markdown, format_text, log_stderr, make_config, run_ladder
 
     try:
-        config = make_config(plays, fields, presets, walls, seed, threads, focus)
+        config = make_config(plays, fields, presets, walls, seed, threads, focus, draw_order)
     except (LadderError, StrategyError) as exc:
         raise ExperimentCliError(_one_line(exc)) from None
     if out is not None and Path(out).is_dir():

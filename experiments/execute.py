@@ -45,12 +45,13 @@ def duplicate_seats(field, arm_seat, rotation: int) -> tuple:
     return tuple(seats)
 
 
-def plan(spec: Spec, hands: int, seed: int) -> tuple[list[PlannedRun], dict]:
+def plan(spec: Spec, hands: int, seed: int, draw_order: str | None = None) -> tuple[list[PlannedRun], dict]:
     """The unique runs of an experiment and, per arm (rotation order) or cell, their directories."""
     from simcore.runs.runner import RunConfig
 
     runs: list[PlannedRun] = []
     by_identity: dict[str, str] = {}
+    order = draw_order or spec.draw_order
 
     def add(reldir: str, cfg, label: str) -> str:
         key = json.dumps(cfg.to_json(), sort_keys=True)
@@ -65,13 +66,14 @@ def plan(spec: Spec, hands: int, seed: int) -> tuple[list[PlannedRun], dict]:
         for arm in spec.arms:
             dirs = []
             for r in range(4):
-                cfg = RunConfig(arm.rules.rules, duplicate_seats(spec.field, arm.seat, r), seed, "hands", hands)
+                cfg = RunConfig(arm.rules.rules, duplicate_seats(spec.field, arm.seat, r), seed, "hands", hands,
+                                draw_order=order)
                 dirs.append(add(f"{arm.name}/rot-{r}", cfg, f"arm {arm.name} rotation {r}"))
             layout[arm.name] = {"seat": arm.seat.canonical, "rules": arm.rules.to_json(), "rules_label": arm.rules.label,
                                 "runs": dirs}
     else:
         for cell in spec.cells:
-            cfg = RunConfig(cell.rules.rules, cell.seats, seed, cell.mode, cell.n_for(hands))
+            cfg = RunConfig(cell.rules.rules, cell.seats, seed, cell.mode, cell.n_for(hands), draw_order=order)
             d = add(cell.name, cfg, f"cell {cell.name}")
             layout[cell.name] = {"run": d, "hands": cell.hands_for(hands), "mode": cell.mode}
     return runs, layout
@@ -130,7 +132,7 @@ def write_json(path: Path, data: dict) -> None:
     files.write_json(path, data, allow_nan=False)
 
 
-def _check_existing(d: files.ManagedDir, spec: Spec, hands: int, seed: int) -> dict | None:
+def _check_existing(d: files.ManagedDir, spec: Spec, hands: int, seed: int, draw_order: str) -> dict | None:
     exp_dir = d.path
     old = d.existing(read_manifest)
     if old is None:
@@ -141,6 +143,9 @@ def _check_existing(d: files.ManagedDir, spec: Spec, hands: int, seed: int) -> d
     if old["seed"] != seed:
         raise ExperimentError(f"{exp_dir} holds this experiment with seed {old['seed']}, not {seed}; "
                               "use a new --out directory")
+    if old.get("draw_order", "table") != draw_order:   # experiments before draw orders drew in table order
+        raise ExperimentError(f"{exp_dir} holds this experiment drawn in {old.get('draw_order', 'table')} order, "
+                              f"not {draw_order}; use a new --out directory")
     if hands < old["hands"]:
         raise ExperimentError(f"{exp_dir} already holds {old['hands']:,} {_unit(spec)}; --hands may only grow "
                               "(it extends the experiment); `sichuan experiment report` prints it")
@@ -177,27 +182,29 @@ def _check_seats(runs: list[PlannedRun]) -> None:
 
 
 def run_experiment(spec: Spec, out, hands: int | None = None, seed: int | None = None, workers: int | None = None,
-                   log: Callable[[str], None] | None = None) -> dict:
-    """Play every missing run of the experiment into ``out``; returns the manifest."""
+                   log: Callable[[str], None] | None = None, draw_order: str | None = None) -> dict:
+    """Play every missing run of the experiment into ``out``; returns the manifest. ``draw_order``:
+    the spec's (``seat`` unless it says) unless given."""
     from simcore.runs.runner import RunError, RunInterrupted, cpu_count, run
     from strategies.registry import StrategyError
 
     hands = spec.hands if hands is None else int(hands)
     seed = spec.seed if seed is None else int(seed)
+    draw_order = draw_order or spec.draw_order
     if hands <= 0:
         raise ExperimentError(f"--hands must be positive, got {hands}")
     exp_dir = Path(out)
-    _check_seats(plan(spec, hands, seed)[0])
+    _check_seats(plan(spec, hands, seed, draw_order)[0])
     pool = None
     with files.ManagedDir(exp_dir, "experiment directory", MANIFEST, ".experiment.lock", ExperimentError) as d:
         try:
-            old = _check_existing(d, spec, hands, seed)
-            runs, layout = plan(spec, hands, seed)
+            old = _check_existing(d, spec, hands, seed, draw_order)
+            runs, layout = plan(spec, hands, seed, draw_order)
             from simcore.version import __version__
 
             manifest = {
                 "format": FORMAT, "version": VERSION, "package_version": __version__,
-                "spec": spec.to_json(), "seed": seed, "hands": hands,
+                "spec": spec.to_json(), "seed": seed, "hands": hands, "draw_order": draw_order,
                 "layout": layout, "runs": {p.reldir: p.config.to_json() for p in runs},
                 "complete": False,
                 "timings": d.timings(old),
@@ -207,7 +214,7 @@ def run_experiment(spec: Spec, out, hands: int | None = None, seed: int | None =
             total_hands = sum(p.config.total_hands for p in runs)
             if log:
                 log(f"experiment {spec.name}: {len(runs)} runs, {total_hands:,} hands in all, seed {seed}, "
-                    f"into {exp_dir}")
+                    f"{draw_order} draw order, into {exp_dir}")
             for i, p in enumerate(runs, 1):
                 t1 = time.perf_counter()
                 multi = len(p.config.chunks()) > 1

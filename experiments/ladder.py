@@ -163,10 +163,11 @@ class Config:
     seed: int = DEFAULT_SEED
     threads: int | None = None
     focus: list = field(default_factory=list)
+    draw_order: str = "seat"     # RULES.md: Rulings where the documents are silent, draw order
 
 
 def make_config(plays=DEFAULT_PLAYS, fields=DEFAULT_FIELDS, presets=DEFAULT_PRESETS, walls=DEFAULT_WALLS,
-                seed=DEFAULT_SEED, threads=None, focus=None) -> Config:
+                seed=DEFAULT_SEED, threads=None, focus=None, draw_order="seat") -> Config:
     """Check and resolve the ladder's input; :class:`LadderError` (one line) on bad input."""
     if not isinstance(walls, (int, np.integer)) or isinstance(walls, bool) or walls < 1:
         raise LadderError(f"walls must be an integer >= 1, not {walls!r}")
@@ -176,6 +177,12 @@ def make_config(plays=DEFAULT_PLAYS, fields=DEFAULT_FIELDS, presets=DEFAULT_PRES
         raise LadderError(f"threads must be an integer >= 1, not {threads!r}")
     if threads is not None and threads > nb.config.NUMBA_NUM_THREADS:
         raise LadderError(f"threads must be at most {nb.config.NUMBA_NUM_THREADS} (NUMBA_NUM_THREADS), not {threads}")
+    from simcore.contract.rules import check_draw_order
+
+    try:
+        check_draw_order(draw_order)
+    except ValueError as exc:
+        raise LadderError(str(exc)) from None
     play_list = _entries(split_list(plays), "play", allow_mixed=False)
     field_list = _entries(split_list(fields), "field", allow_mixed=True)
     preset_list = parse_presets(presets)
@@ -196,7 +203,7 @@ def make_config(plays=DEFAULT_PLAYS, fields=DEFAULT_FIELDS, presets=DEFAULT_PRES
             raise LadderError(f"focus {name!r} is not one of the plays ({', '.join(p.label for p in play_list)})")
         if match[0].label not in focus_list:
             focus_list.append(match[0].label)
-    return Config(play_list, field_list, preset_list, int(walls), int(seed), threads, focus_list)
+    return Config(play_list, field_list, preset_list, int(walls), int(seed), threads, focus_list, draw_order)
 
 
 # -- the tables of a preset --------------------------------------------------------------------
@@ -450,7 +457,7 @@ def _replay_kernel(tab, fns, setup, rfns, arena, states, hands, discards, dealt_
                 nets[i, s] = st[0, s, rec.S_NET]
 
 
-def replay_counts(rules, players, seed: int, hands, threads: int | None = None) -> dict:
+def replay_counts(rules, players, seed: int, hands, threads: int | None = None, draw_order: str = "table") -> dict:
     """Per replayed hand (rows in the order of ``hands``) and seat: ``discards``, ``dealt_in``
     and ``net``, counted from the engine's event log (``simcore.engine.kernel.play_traced``)."""
     from simcore.contract.tables import load_tables
@@ -465,7 +472,7 @@ def replay_counts(rules, players, seed: int, hands, threads: int | None = None) 
     threads = threads or nb.config.NUMBA_NUM_THREADS
     nb.set_num_threads(threads)
     parts = max(1, min(threads, m))
-    proto = E.new_state(rules.to_array(), seed, 0, _WIN_CAP, _PAY_CAP, None, LOG_CAP, False)
+    proto = E.new_state(E.engine_rules(rules, draw_order), seed, 0, _WIN_CAP, _PAY_CAP, None, LOG_CAP, False)
     states = np.tile(proto, (parts, 1))
     events = np.zeros(m, np.int64)
     if SIG_REPLAY.args not in _replay_kernel.overloads:   # compiled when a ladder first needs it
@@ -480,7 +487,8 @@ def replay_counts(rules, players, seed: int, hands, threads: int | None = None) 
     return out
 
 
-def play_table(rules, plan: TablePlan, walls: int, seed: int, threads: int | None = None) -> Table:
+def play_table(rules, plan: TablePlan, walls: int, seed: int, threads: int | None = None,
+               draw_order: str = "table") -> Table:
     """Play one table's walls with ``run_batch`` and count its stat seats' discards exactly."""
     from simcore.runs.batch import run_batch
     from strategies.registry import seat_functions
@@ -488,11 +496,11 @@ def play_table(rules, plan: TablePlan, walls: int, seed: int, threads: int | Non
     threads = threads or nb.config.NUMBA_NUM_THREADS
     players = seat_functions(list(plan.seats))
     names = [s.canonical for s in plan.seats]
-    res = run_batch(rules, players, seed, 0, walls, threads=threads, seat_names=names)
+    res = run_batch(rules, players, seed, 0, walls, threads=threads, seat_names=names, draw_order=draw_order)
     t, replay = table_of(res, rules, plan.stat_seats)
     del res   # the next batch of this thread reuses its arrays
     if len(replay):
-        got = replay_counts(rules, players, seed, replay, threads)
+        got = replay_counts(rules, players, seed, replay, threads, draw_order)
         if not np.array_equal(got["net"], t.nets[replay]):
             raise RuntimeError("a hand replayed with the log on gave other nets than the batch (engine bug)")
         t.discards[replay] = got["discards"]
@@ -548,7 +556,7 @@ def run_preset(config: Config, preset_name: str, tables: list[TablePlan], log=No
             if key in played:
                 continue
             plan = next(t for t in tables if t.key == key)
-            played[key] = play_table(rules, plan, walls, config.seed, config.threads)
+            played[key] = play_table(rules, plan, walls, config.seed, config.threads, config.draw_order)
             new_hands += walls
             new_replayed += played[key].replayed
         hands += new_hands
@@ -614,6 +622,8 @@ def command_of(config: Config) -> str:
 
     args = ["--plays", ",".join(p.label for p in config.plays), "--fields", ",".join(f.label for f in config.fields),
             "--presets", ",".join(config.presets), "--walls", str(config.walls), "--seed", str(config.seed)]
+    if config.draw_order != "seat":
+        args += ["--draw-order", config.draw_order]
     return shlex.join(["sichuan", "ladder", *args])
 
 
@@ -638,6 +648,7 @@ def run_ladder(config: Config, log=None) -> dict:
     seconds = time.perf_counter() - t0
     out = {
         "kind": "ladder", "command": command_of(config), "seed": config.seed, "walls": config.walls,
+        "draw_order": config.draw_order,
         "plays": [p.label for p in config.plays], "fields": [f.label for f in config.fields],
         "presets": list(config.presets), "focus": list(config.focus),
         "canonical": {**{p.label: p.canonical for p in config.plays}, **{f.label: f.canonical for f in config.fields}},
@@ -735,7 +746,8 @@ def _sections(rep: dict, markdown: bool) -> list[str]:
 
 def _header(rep: dict) -> str:
     return (f"{len(rep['plays'])} plays x {len(rep['fields'])} fields x {len(rep['presets'])} presets, "
-            f"{rep['walls']:,} walls a cell, seed {rep['seed']}: {rep['tables']:,} tables, {rep['hands']:,} hands "
+            f"{rep['walls']:,} walls a cell, seed {rep['seed']}, {rep.get('draw_order', 'table')} draw order: "
+            f"{rep['tables']:,} tables, {rep['hands']:,} hands "
             f"in {rep['seconds']:,.0f} s ({rep['replayed']:,} replayed with the log to count discards)")
 
 

@@ -33,6 +33,7 @@ def build(exp_dir, width: float | None = None, vs: str | None = None) -> dict:
 
         rep = cells_report(exp_dir, manifest=manifest)
     rep["directory"] = str(exp_dir)
+    rep["draw_order"] = manifest.get("draw_order", "table")   # experiments before draw orders drew in table order
     rep["command"] = command_line(manifest, exp_dir, vs=rep.get("reference"))
     rep["package_version"] = manifest.get("package_version")
     return rep
@@ -43,12 +44,16 @@ def command_line(manifest: dict, exp_dir, vs: str | None = None) -> str:
     vs_opt = f" --vs {_shell_word(vs)}" if vs is not None and vs != spec.get("baseline") else ""
     src = spec.get("source", spec["name"])
     name = spec["name"] if src == f"experiments/{spec['name']}.toml" else src
+    order = manifest.get("draw_order", "table")
+    order_opt = f" --draw-order {order}" if order != spec.get("default_draw_order", "seat") else ""
     if spec.get("compare"):
         c = spec["compare"]
         rules = f" --rules {c['rules']}" if c.get("rules") not in (None, "battle") else ""
         sets = "".join(f" --set {s}" for s in c.get("sets", []))
-        return f"sichuan compare {c['a']} {c['b']}{rules}{sets} --hands {manifest['hands']} --seed {manifest['seed']}"
-    return f"sichuan experiment run {name} --hands {manifest['hands']} --seed {manifest['seed']} --out {exp_dir}{vs_opt}"
+        return (f"sichuan compare {c['a']} {c['b']}{rules}{sets} --hands {manifest['hands']} --seed {manifest['seed']}"
+                f"{order_opt}")
+    return (f"sichuan experiment run {name} --hands {manifest['hands']} --seed {manifest['seed']}{order_opt} "
+            f"--out {exp_dir}{vs_opt}")
 
 
 def _shell_word(text: str) -> str:
@@ -135,7 +140,7 @@ def _format_duplicate(rep: dict, full_names: bool = False) -> str:
     ref = rep.get("reference", rep["baseline"])     # reports written before --vs have no reference
     lines = [f"experiment {rep['name']} (duplicate): {rep['walls']:,} walls, each played by {rep['arms']} arms "
              f"in 4 rotations ({rep['hands_per_arm']:,} hands per arm; {rep['hands_played']:,} hands played, "
-             "identical runs shared), seed " + str(rep["seed"])]
+             "identical runs shared), seed " + str(rep["seed"]) + f", {rep.get('draw_order', 'table')} draw order"]
     if rep.get("description"):
         lines.append(rep["description"])
     name = _seat_names([rep["field"]] + [r["seat"] for r in rep["rows"]], full_names)
@@ -185,7 +190,7 @@ def _labels(c: dict) -> str:
 
 def _format_cells(rep: dict, full_names: bool = False) -> str:
     lines = [f"experiment {rep['name']} (cells): {len(rep['cells'])} cells, {rep['hands_played']:,} hands played, "
-             f"seed {rep['seed']}"]
+             f"seed {rep['seed']}, {rep.get('draw_order', 'table')} draw order"]
     if rep.get("description"):
         lines.append(rep["description"])
     cells = rep["cells"]

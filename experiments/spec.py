@@ -108,6 +108,7 @@ class Spec:
     show: tuple = SECTIONS
     loss_threshold: int = 50
     compare: dict | None = None     # set by `sichuan compare`: {"a", "b", "rules", "sets"}
+    draw_order: str = "seat"        # RULES.md: Rulings where the documents are silent, draw order
     raw: dict = dc_field(default_factory=dict, compare=False)
 
     def identity(self) -> dict:
@@ -125,7 +126,7 @@ class Spec:
     def to_json(self) -> dict:
         d = self.identity()
         d.update(description=self.description, source=self.source, default_seed=self.seed,
-                 default_hands=self.hands, width=self.width)
+                 default_hands=self.hands, width=self.width, default_draw_order=self.draw_order)
         if self.kind == "duplicate":
             d["arms"] = [{**a, "rules_label": arm.rules.label, **({"sweep": arm.sweep} if arm.sweep else {})}
                          for a, arm in zip(d["arms"], self.arms)]
@@ -280,6 +281,12 @@ def parse_spec(data: dict, source: str = "<spec>", base_dir: Path | None = None,
     if isinstance(width, bool) or not isinstance(width, (int, float)) or not width > 0:
         raise _err(source, "width", f"expected a positive number (points per hand), got {width!r}")
     common["width"] = float(width)
+    from simcore.contract.rules import DRAW_ORDERS
+
+    order = data.get("draw_order", "seat")
+    if order not in DRAW_ORDERS:
+        raise _err(source, "draw_order", f"{order!r} is not a draw order: use {' or '.join(map(repr, DRAW_ORDERS))}")
+    common["draw_order"] = order
     if common["hands"] is None:
         raise _err(source, "hands", "missing: the default size (walls for duplicate, hands per cell for cells)")
     if kind == "duplicate":
@@ -289,7 +296,7 @@ def parse_spec(data: dict, source: str = "<spec>", base_dir: Path | None = None,
 
 def _parse_duplicate(data: dict, common: dict, source: str, base_dir: Path, strategy_dir: Path | None = None) -> Spec:
     _check_keys(data, {"name", "kind", "description", "seed", "hands", "width", "rules", "sets", "field",
-                       "arms", "baseline"}, source, "")
+                       "arms", "baseline", "draw_order"}, source, "")
     rules = _rules(data.get("rules"), data.get("sets"), base_dir, source, "")
     field_seat = _seat(_str(data, "field", source, required=True), source, "field", strategy_dir)
     arms_d = data.get("arms")
@@ -388,7 +395,7 @@ GRID_KEYS = ("seats", "play", "exchange", "void", "rules", "mode")
 
 def _parse_cells(data: dict, common: dict, source: str, base_dir: Path, strategy_dir: Path | None = None) -> Spec:
     _check_keys(data, {"name", "kind", "description", "seed", "hands", "width", "grid", "cells", "sizes", "show",
-                       "loss_threshold", "sets"}, source, "")
+                       "loss_threshold", "sets", "draw_order"}, source, "")
     show = data.get("show", list(SECTIONS))
     if not isinstance(show, list) or not show or any(s not in SECTIONS for s in show):
         raise _err(source, "show", f"expected a list drawn from {list(SECTIONS)}, got {show!r}")

@@ -27,7 +27,7 @@ def rep():
 
 
 def _nets(rules, seats: list[str]) -> np.ndarray:
-    res = run_batch(rules, seat_functions(parse_seats(",".join(seats))), SEED, 0, WALLS)
+    res = run_batch(rules, seat_functions(parse_seats(",".join(seats))), SEED, 0, WALLS, draw_order="seat")  # the ladder's default
     return res.seat[:, :, rec.S_NET].astype(np.int64), res
 
 
