@@ -18,6 +18,8 @@ Sections print their figures as they go (progress on stderr) and return a dict o
 - ``dask``: the local executor against Dask, and what one more chunk costs;
 - ``search``: the search player's speed and strength in duplicate, its exchange and void
   policies, a curve of strength against rollouts, and ``sichuan analyze``'s speed;
+- ``draw-order`` (only when named): the per-seat draw order against the table order, the same
+  seeds' hands under both (``benchmarks.draw_order``);
 - ``versus`` (only when named): this tree's engine speed against another commit's
   (``--base REV``), measured alternately in one session.
 
@@ -865,9 +867,18 @@ def bench_versus(ctx: Context) -> Figures:
     return figs
 
 
+def bench_draw_order(ctx: Context) -> Figures:
+    """Issue 36: the per-seat draw order plays the same game (``benchmarks.draw_order``)."""
+    from benchmarks.draw_order import bench_draw_order as run
+
+    return run(ctx, Figures, log)
+
+
 SECTIONS = {"evaluator": bench_evaluator, "engine": bench_engine, "ladder": bench_ladder, "policies": bench_policies,
-            "runs": bench_runs, "dask": bench_dask, "search": bench_search, "versus": bench_versus}
-DEFAULT_SECTIONS = ("evaluator", "engine", "ladder", "policies", "runs", "dask", "search")  # versus: on request
+            "runs": bench_runs, "dask": bench_dask, "search": bench_search, "versus": bench_versus,
+            "draw-order": bench_draw_order}
+# versus and draw-order: on request
+DEFAULT_SECTIONS = ("evaluator", "engine", "ladder", "policies", "runs", "dask", "search")
 
 
 # -- other processes ---------------------------------------------------------------------

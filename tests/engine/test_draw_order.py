@@ -6,8 +6,6 @@ records the order it drew in."""
 import json
 from dataclasses import replace
 
-import math
-
 import numpy as np
 import pytest
 
@@ -17,6 +15,7 @@ from simcore.contract.tiles import tile_index
 from simcore.engine import kernel as E
 from simcore.inspection.replayer import ReplayError, replay_events
 from simcore.inspection.run_hands import independent_hands
+from simcore.runs.analysis import chi2_sf
 from simcore.runs.batch import run_batch
 from strategies.registry import parse_seats, seat_functions
 from tests.support.cli import invoke, run_cli
@@ -107,12 +106,6 @@ def test_the_same_game_in_distribution():
             a, b = (figures[o][key].astype(float) for o in ("table", "seat"))
             se = np.sqrt(a.var() / len(a) + b.var() / len(b))
             assert abs(a.mean() - b.mean()) <= 4 * se, (name, key, a.mean(), b.mean(), se)
-
-
-def chi2_sf(x: float, k: int) -> float:
-    """P(chi-square with k degrees of freedom > x), Wilson-Hilferty's normal approximation."""
-    z = ((x / k) ** (1 / 3) - (1 - 2 / (9 * k))) / math.sqrt(2 / (9 * k))
-    return 0.5 * math.erfc(z / math.sqrt(2))
 
 
 def test_the_tile_at_each_draw_index_is_uniform_in_seat_order():
