@@ -106,6 +106,15 @@ def int64_ptr(typingctx, addr):
 
 
 @intrinsic
+def float64_ptr(typingctx, addr):
+    """The float64 pointer stored as an int64 by ``address_of`` (the luck model's fit sums)."""
+    def codegen(context, builder, sig, args):
+        return builder.inttoptr(args[0], context.get_value_type(sig.return_type))
+
+    return types.CPointer(types.float64)(types.int64), codegen
+
+
+@intrinsic
 def strategy_addresses(typingctx, f):
     """(numba entry point, C wrapper) addresses of a first-class function value."""
     if not isinstance(f, types.FunctionType):
@@ -177,3 +186,18 @@ def as_float64(typingctx, i):
         return builder.bitcast(args[0], ir.DoubleType())
 
     return types.float64(i), codegen
+
+
+@intrinsic
+def float_bits(typingctx, x):
+    """The int64 holding a float64's bits (``as_float64`` reads it back): the engine keeps floats
+    in its int64 state this way."""
+    if not isinstance(x, types.Float):
+        return None
+
+    def codegen(context, builder, sig, args):
+        value = builder.fpext(args[0], ir.DoubleType()) if isinstance(sig.args[0], types.Float) and \
+            sig.args[0].bitwidth < 64 else args[0]
+        return builder.bitcast(value, ir.IntType(64))
+
+    return types.int64(x), codegen

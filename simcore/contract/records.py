@@ -57,7 +57,8 @@ S_NET_REASON = 10   # [S_NET_REASON + reason]: the seat's net from payments of t
 (S_NET_WIN, S_NET_KONG, S_NET_PIG, S_NET_NOT_READY, S_NET_REFUND, S_NET_LIABILITY, S_NET_TRANSFER) = (
     S_NET_REASON + r for r in range(N_REASONS))
 S_SCORE_BEFORE = S_NET_REASON + N_REASONS
-S_ASKED = S_SCORE_BEFORE + 1   # [S_ASKED + q]: questions of kind q put to the seat's strategies
+S_LUCK_LO, S_LUCK_HI = S_SCORE_BEFORE + 1, S_SCORE_BEFORE + 2   # the seat's luck: its float64 bits' low and high halves
+S_ASKED = S_LUCK_HI + 1   # [S_ASKED + q]: questions of kind q put to the seat's strategies
 N_QUESTIONS = 5                # view.QUESTION_NAMES
 S_SITUATION = S_ASKED + N_QUESTIONS  # [S_SITUATION + k]: check mode only, questions in situation k
 N_SEAT_FIELDS = S_SITUATION + N_SITUATIONS

@@ -29,9 +29,10 @@ import numpy as np
 
 from simcore.contract import view as vw
 from simcore.contract.arena import AR_FNS, AR_HEADER, AR_LEN
-from simcore.contract.evaluate import CTX_EARTHLY, CTX_HEAVENLY, CTX_KONG_DISCARD, CTX_KONG_REPLACEMENT, CTX_LAST_TILE, CTX_ROBBING_KONG, CTX_SELF_DRAW, N_PATTERNS, POW5, base_of, moved_slots, ready_value, regular_shanten_codes, score_patterns, seven_pairs_from_slots, shift_code, slots2, waits_mask
-from simcore.contract.nrt import address_of, call_strategy, data_ptr, strategy_addresses, uint8_ptr, unowned, view_of
-from simcore.contract.records import CHOSE_KONG, CHOSE_PASS, CHOSE_PUNG, END_THREE_WON, END_WALL_EXHAUSTED, ERR_ILLEGAL, ERR_INVARIANT, ERR_NONE, ERR_VIEW_WRITE, EV_CHECK, EV_DISCARD, EV_DRAW, EV_END, EV_EXCHANGE, EV_KONG, EV_PASS_WIN, EV_PAYMENT, EV_PUNG, EV_VOID, EV_WIN, H_DEALER, H_END_REASON, H_ERR_ANSWER, H_ERR_QUESTION, H_ERR_SEAT, H_ERROR, H_EXCHANGE_DIR, H_N_EVENTS, H_N_PAYMENTS, H_N_WINS, H_NEXT_DEALER, H_TILES_LEFT, H_TURNS, H_WINNERS, INV_PAYMENTS, INV_READY_HINT, INV_VISIBLE, INV_TILES, INV_VOID_DISCARD, INV_VOID_WIN, INV_ZERO_SUM, KONG_ADDED, KONG_CONCEALED, KONG_EXPOSED, LOG_WIDTH, LW_EVENT, LW_FIELDS, LW_HAND, LW_MELD_KINDS, LW_MELD_TILES, LW_PASSED, LW_PATS, LW_WIN_BASE, LW_WIN_FAN, LW_WIN_N_MELDS, LW_WIN_TILES_LEFT, N_PAY_FIELDS, N_QUESTIONS, N_REASONS, N_SITUATIONS, N_WIN_FIELDS, P_AMOUNT, P_PAYEE, P_PAYER, P_REASON, REASON_KONG, REASON_LIABILITY, REASON_NOT_READY, REASON_PIG, REASON_REFUND, REASON_TRANSFER, REASON_WIN, S_ASKED, S_BASE, S_FAN, S_KONGS, S_NET, S_NET_REASON, S_PIG, S_READY, S_SCORE_BEFORE, S_SITUATION, S_VOID, S_WIN_KIND, S_WIN_ORDER, S_WINS, SIT_CLAIM_PUNG, SIT_CLAIM_PUNG_KONG, SIT_CLAIM_WIN, SIT_CLAIM_WIN_PUNG, SIT_CLAIM_WIN_PUNG_KONG, SIT_EXCHANGE, SIT_LOCKED_TURN, SIT_ROB, SIT_TURN_DISCARD, SIT_TURN_KONG, SIT_TURN_WIN, SIT_VOID, W_BASE, W_FAN, W_FROM, W_KIND, W_ORDER, W_PAID, W_PATTERNS, W_SEAT, W_TILE, W_TURN, WIN_DISCARD, WIN_KONG_REPLACEMENT, WIN_ROBBING_KONG, WIN_SELF_DRAW
+from simcore.contract.evaluate import CTX_EARTHLY, CTX_HEAVENLY, CTX_KONG_DISCARD, CTX_KONG_REPLACEMENT, CTX_LAST_TILE, CTX_ROBBING_KONG, CTX_SELF_DRAW, N_PATTERNS, POW5, base_of, moved_slots, ready_value, regular_shanten_codes, score_patterns, seven_pairs_from_slots, shift_code, slots2, suit_code, waits_mask
+from simcore.contract.nrt import address_of, as_float64, call_strategy, data_ptr, float64_ptr, float_bits, strategy_addresses, uint8_ptr, unowned, view_of
+from simcore.engine.luck import F13_LIVE, F14_WIN, F_PAY, N_FEATURES, index13, index14, tl_bucket
+from simcore.contract.records import CHOSE_KONG, CHOSE_PASS, CHOSE_PUNG, END_THREE_WON, END_WALL_EXHAUSTED, ERR_ILLEGAL, ERR_INVARIANT, ERR_NONE, ERR_VIEW_WRITE, EV_CHECK, EV_DISCARD, EV_DRAW, EV_END, EV_EXCHANGE, EV_KONG, EV_PASS_WIN, EV_PAYMENT, EV_PUNG, EV_VOID, EV_WIN, H_DEALER, H_END_REASON, H_ERR_ANSWER, H_ERR_QUESTION, H_ERR_SEAT, H_ERROR, H_EXCHANGE_DIR, H_N_EVENTS, H_N_PAYMENTS, H_N_WINS, H_NEXT_DEALER, H_TILES_LEFT, H_TURNS, H_WINNERS, INV_PAYMENTS, INV_READY_HINT, INV_VISIBLE, INV_TILES, INV_VOID_DISCARD, INV_VOID_WIN, INV_ZERO_SUM, KONG_ADDED, KONG_CONCEALED, KONG_EXPOSED, LOG_WIDTH, LW_EVENT, LW_FIELDS, LW_HAND, LW_MELD_KINDS, LW_MELD_TILES, LW_PASSED, LW_PATS, LW_WIN_BASE, LW_WIN_FAN, LW_WIN_N_MELDS, LW_WIN_TILES_LEFT, N_PAY_FIELDS, N_QUESTIONS, N_REASONS, N_SITUATIONS, N_WIN_FIELDS, P_AMOUNT, P_PAYEE, P_PAYER, P_REASON, REASON_KONG, REASON_LIABILITY, REASON_NOT_READY, REASON_PIG, REASON_REFUND, REASON_TRANSFER, REASON_WIN, S_ASKED, S_BASE, S_FAN, S_KONGS, S_LUCK_HI, S_LUCK_LO, S_NET, S_NET_REASON, S_PIG, S_READY, S_SCORE_BEFORE, S_SITUATION, S_VOID, S_WIN_KIND, S_WIN_ORDER, S_WINS, SIT_CLAIM_PUNG, SIT_CLAIM_PUNG_KONG, SIT_CLAIM_WIN, SIT_CLAIM_WIN_PUNG, SIT_CLAIM_WIN_PUNG_KONG, SIT_EXCHANGE, SIT_LOCKED_TURN, SIT_ROB, SIT_TURN_DISCARD, SIT_TURN_KONG, SIT_TURN_WIN, SIT_VOID, W_BASE, W_FAN, W_FROM, W_KIND, W_ORDER, W_PAID, W_PATTERNS, W_SEAT, W_TILE, W_TURN, WIN_DISCARD, WIN_KONG_REPLACEMENT, WIN_ROBBING_KONG, WIN_SELF_DRAW
 from simcore.contract.rng import STREAM_DIRECTION, STREAM_SEAT, STREAM_WALL, below, stream_key, stream_value
 from simcore.contract.rules import DRAW_ORDERS, check_draw_order
 from simcore.contract.rules import BLOOM_FEEDER_PAYS, KONG_LIABILITY_PAYS_FOR_ALL, KONG_LIABILITY_TRANSFER, N_RULE_FIELDS, PIG_PAYS_NON_PIGS, PIG_PAYS_REMAINING, R_ADDED_KONG_DRAWN_ONLY, R_CLAIM_WHILE_VOID, R_EXCHANGE, R_EXPOSED_KONG_BLOOM, R_FLOW, R_PASSED_WIN_HIGHER, R_HANDS_PER_MATCH, R_KONG_DISCARD_LIABILITY, R_KONG_PAY_ADDED, R_KONG_PAY_CONCEALED, R_KONG_PAY_EXPOSED, R_KONG_REFUND, R_KONG_WHILE_VOID, R_PASSED_WIN_LOCK, R_PIG_PAYS, R_PIG_PAYS_READY_CHECK, R_PIG_PENALTY, R_READY_CHECK, R_SELF_DRAW_BONUS, R_START_POINTS
@@ -79,7 +80,10 @@ O_PAUSE = O_SCRATCH_USE + 4  # > 0: ``play_on`` stops at that resume point (coun
 O_ARENA = O_PAUSE + 1    # [seat] address of the seat's search arena (``simcore.contract.arena``), 0: none
 O_FIXED_WALL = O_ARENA + 4  # N_TILES tiles
 O_SWAPS = O_FIXED_WALL + N_TILES  # scratch: the shuffle's swap partners [i], i = 1..WALL_LAST
-O_STATE = O_SWAPS + N_TILES
+O_LUCK_ON = O_SWAPS + N_TILES  # 1: the hands measure each seat's luck (the luck section)
+O_VALUE = O_LUCK_ON + 1   # the value model's weights (``luck``), N_FEATURES float64 bits
+O_FIT = O_VALUE + N_FEATURES  # address of the value-model fit sums (float64), 0: not fitting
+O_STATE = O_FIT + 1
 
 # -- per-hand state (zeroed at the start of every hand) ---------------------------------------
 O_WALL = O_STATE          # N_TILES tiles in shuffled order
@@ -146,7 +150,16 @@ O_PHASE = O_CUR + 1       # how its turn began (PHASE_*)
 O_DRAWN = O_PHASE + 1     # AT_ASK: the tile it drew (NO_TILE: none)
 O_KONGED = O_DRAWN + 1    # 1 when the turn has had a kong (its discard is a kong discard)
 O_DISCARDED = O_KONGED + 1  # AT_CLAIMS: the tile it discarded
-O_STATE_END = O_DISCARDED + 1
+# luck (measured only with O_LUCK_ON)
+O_UNDRAWN = O_DISCARDED + 1   # [t] copies of t in the positions not yet drawn
+O_LUCK = O_UNDRAWN + N_KINDS  # [seat] the seat's luck so far (float64 bits)
+O_LK_KEY = O_LUCK + 4         # [seat] 1 + the suit codes and sets O_LK_WAITS was computed for (0: none)
+O_LK_WAITS = O_LK_KEY + 4     # [seat] its waits mask then
+O_LK_TMP = O_LK_WAITS + 4     # a hand's counts, for a hand the exchange would give a seat
+O_PHI = O_LK_TMP + N_KINDS    # fitting: [seat*N_FEATURES + i] the seat's features summed over its events (bits)
+O_PSI = O_PHI + 4 * N_FEATURES  # fitting: the same, each times the seat's net at the event (bits)
+O_NET2 = O_PSI + 4 * N_FEATURES  # fitting: [seat] the squares of its nets at its events, summed (bits)
+O_STATE_END = O_NET2 + 4
 
 # -- the four views, then the variable regions ------------------------------------------------
 O_VIEWS = O_STATE_END          # seat s's view is S[O_VIEWS + s*VIEW_LEN : ...+VIEW_LEN]
@@ -186,7 +199,7 @@ def new_state(R, seed: int, g: int, win_cap: int, pay_cap: int, script=None, log
     S[O_SEED] = seed
     S[O_G] = g
     S[O_REVEALED_ROWS] = ALL_SEATS
-    S[O_RULES:O_RULES + len(R)] = R
+    _header_from_rules(S, R)
     S[offs[2]:offs[2] + script.size] = script.ravel()
     return S
 
@@ -194,9 +207,26 @@ def new_state(R, seed: int, g: int, win_cap: int, pay_cap: int, script=None, log
 ROLLOUT_STATE_LEN = layout(0, 0, 1, 0)[0]  # a rollout state: no buffers, one forced answer per seat
 
 
-def engine_rules(rules, draw_order: str = "table") -> np.ndarray:
-    """The engine's rule array: the rule set's (``RuleSet.to_array``), then the draw order."""
-    return np.append(rules.to_array(), np.int64(DRAW_ORDERS.index(check_draw_order(draw_order))))
+def engine_rules(rules, draw_order: str = "table", value_weights=None) -> np.ndarray:
+    """The engine's rule array: the rule set's (``RuleSet.to_array``), the draw order, then with
+    ``value_weights`` (the value model's N_FEATURES weights) a 1 and the weights' float64 bits:
+    the hands measure each seat's luck."""
+    head = np.append(rules.to_array(), np.int64(DRAW_ORDERS.index(check_draw_order(draw_order))))
+    if value_weights is None:
+        return head
+    w = np.ascontiguousarray(value_weights, np.float64)
+    if w.shape != (N_FEATURES,):
+        raise ValueError(f"a value model has {N_FEATURES} weights, not {w.shape}")
+    return np.concatenate([head, [1], w.view(np.int64)])
+
+
+def _header_from_rules(S, R) -> None:
+    """The rule array (``engine_rules``) into a header: rules and draw order, luck and weights."""
+    n = min(len(R), N_RULE_FIELDS + 1)
+    S[O_RULES:O_RULES + n] = R[:n]
+    if len(R) > N_RULE_FIELDS + 1:
+        S[O_LUCK_ON] = R[N_RULE_FIELDS + 1]
+        S[O_VALUE:O_VALUE + N_FEATURES] = R[N_RULE_FIELDS + 2:N_RULE_FIELDS + 2 + N_FEATURES]
 
 
 def log_rows(S) -> np.ndarray:
@@ -879,6 +909,8 @@ def _deal(S, dealer):
             pos += 1
     for seat in range(4):
         _recount(S, I64(seat))
+    if S[O_LUCK_ON]:
+        _count_undrawn(S)
 
 
 @nb.njit(cache=True, _nrt=False)
@@ -952,6 +984,8 @@ def _exchange(S, fixed_dir):
     else:
         r = below(stream_value(stream_key(S[O_SEED], S[O_G], STREAM_DIRECTION), 0), 3)
         d = 1 if r == 0 else (-1 if r == 1 else 2)
+        if S[O_LUCK_ON]:
+            _luck_exchange(S, I64(d))
     S[O_EXDIR] = d
     for seat in range(4):
         for i in range(3):
@@ -1007,12 +1041,244 @@ def _choose_voids(S):
     return True
 
 
+
+# == luck (README: Luck-corrected duplicate; ``simcore.engine.luck`` holds the model) =========
+
+
+@nb.njit(cache=True, inline="always")
+def _w(S, i):
+    return as_float64(S[O_VALUE + i])
+
+
+@nb.njit(cache=True, inline="always")
+def _gain(S, seat, x):
+    S[O_LUCK + seat] = float_bits(as_float64(S[O_LUCK + seat]) + x)
+
+
+@nb.njit(cache=True, inline="always")
+def _fitting(S):
+    return S[O_FIT] != 0
+
+
+@nb.njit(cache=True, _nrt=False)
+def _fit_event(S, seat, i1, i2, x2, i3, x3):
+    """Fitting the value model: the seat's features at one event (one-hot ``i1``; ``x2`` at ``i2``
+    and ``x3`` at ``i3``, each if its index >= 0, all three different) into X'X, and into the
+    seat's sums that give X'y at the hand's end (``fit_hand``): the target is what the seat wins
+    from then on."""
+    F = float64_ptr(S[O_FIT])
+    net = float(S[O_NET + seat])
+    o = seat * N_FEATURES
+    S[O_NET2 + seat] = float_bits(as_float64(S[O_NET2 + seat]) + net * net)
+    idx = (i1, i2, i3)
+    val = (1.0, x2, x3)
+    for a in range(3):
+        if idx[a] < 0:
+            continue
+        S[O_PHI + o + idx[a]] = float_bits(as_float64(S[O_PHI + o + idx[a]]) + val[a])
+        S[O_PSI + o + idx[a]] = float_bits(as_float64(S[O_PSI + o + idx[a]]) + val[a] * net)
+        for b in range(3):
+            if idx[b] >= 0:
+                F[idx[a] * N_FEATURES + idx[b]] += val[a] * val[b]
+
+
+@nb.njit(cache=True, _nrt=False)
+def fit_hand(S):
+    """Fitting, at a hand's end: X'y (after X'X in the fit sums) gains each seat's features at each
+    event times its target, its final net less its net then; then the targets' count, sum and sum
+    of squares (each event has exactly one one-hot feature: their sums count the events)."""
+    F = float64_ptr(S[O_FIT])
+    off = N_FEATURES * N_FEATURES
+    for s in range(4):
+        final = float(S[O_NET + s])
+        n = 0.0
+        nets = 0.0
+        for i in range(N_FEATURES):
+            o = s * N_FEATURES + i
+            phi = as_float64(S[O_PHI + o])
+            psi = as_float64(S[O_PSI + o])
+            F[off + i] += final * phi - psi
+            if i != F14_WIN and i < F13_LIVE:   # the one-hot features
+                n += phi
+                nets += psi
+        F[off + N_FEATURES] += n
+        F[off + N_FEATURES + 1] += final * n - nets
+        F[off + N_FEATURES + 2] += final * final * n - 2.0 * final * nets + as_float64(S[O_NET2 + s])
+
+
+@nb.njit(cache=True, _nrt=False)
+def _count_undrawn(S):
+    for t in range(N_KINDS):
+        S[O_UNDRAWN + t] = 0
+    for i in range(DEAL_END, N_TILES):
+        if undrawn(S, i):
+            S[O_UNDRAWN + S[O_WALL + i]] += 1
+
+
+@nb.njit(cache=True, _nrt=False)
+def _shanten_of(S, c0, c1, c2, k, n2, n1):
+    sh = regular_shanten_codes(_tab_ptr(S), c0, c1, c2, k)
+    if k == 0:
+        sh = min(sh, seven_pairs_from_slots(n2, n1))
+    return sh
+
+
+@nb.njit(cache=True, _nrt=False)
+def _sh14(S, seat, t):
+    """The shanten of the seat's non-void tiles with t added (3n+2 tiles: -1, it can win)."""
+    c0, c1, c2 = _codes_without_void(S, seat)
+    n2 = S[O_N2 + seat]
+    n1 = S[O_N1 + seat]
+    if t // N_RANKS != S[O_VOID + seat]:
+        c0, c1, c2 = shift_code(c0, c1, c2, t, ONE)
+        n2, n1 = moved_slots(n2, n1, S[O_HAND + seat * N_KINDS + t], ONE)
+    return _shanten_of(S, c0, c1, c2, S[O_N_MELDS + seat], n2, n1)
+
+
+@nb.njit(cache=True, _nrt=False)
+def _waits_if_ready(S, seat):
+    """The seat's waits mask when its tiles (3n+1) are ready, else -1; kept while its tiles and
+    sets stay the same."""
+    if _fast_shanten(S, seat) != 0:
+        return MINUS_ONE
+    o = O_CODES + seat * N_SUITS
+    key = 1 + (S[o] | (S[o + 1] << 21) | (S[o + 2] << 42)) ^ (S[O_N_MELDS + seat] << 61)
+    if S[O_LK_KEY + seat] != key:
+        S[O_LK_WAITS + seat] = waits_mask(_tab(S), view_of(S, O_HAND + seat * N_KINDS, N_KINDS), S[O_VOID + seat],
+                                          S[O_N_MELDS + seat], view_of(S, O_MELD_CNT + seat * N_KINDS, N_KINDS))
+        S[O_LK_KEY + seat] = key
+    return S[O_LK_WAITS + seat]
+
+
+@nb.njit(cache=True, _nrt=False)
+def _live(S, mask):
+    n = 0
+    for t in range(N_KINDS):
+        if (mask >> t) & 1:
+            n += S[O_UNDRAWN + t]
+    return n
+
+
+@nb.njit(cache=True, _nrt=False)
+def _self_draw_amount(S, seat, t, sh):
+    """What each payer would pay ``seat`` for a self-draw on t (0 unless ``sh`` says it wins)."""
+    if sh >= 0:
+        return 0.0
+    fan = _fan_on(S, seat, t, CTX_SELF_DRAW)
+    return float(base_of(fan, view_of(S, O_RULES, N_RULE_FIELDS)) + _r(S, R_SELF_DRAW_BONUS))
+
+
+@nb.njit(cache=True, _nrt=False)
+def _luck_draw(S, seat, t):
+    """The luck of the draw of t by ``seat`` (before it holds it; tiles left already counts the
+    draw): the drawer's V with t against its V over every undrawn kind, each other seat's V
+    through what a self-draw would make it pay and the copies of its waits the draw took or left
+    (this is estimation, not a rule: README, Luck-corrected duplicate)."""
+    left = tiles_left(S)
+    total = float(left + 1)
+    payers = float(_active_count(S) - 1)
+    mean = 0.0
+    mean_amount = 0.0
+    got = 0.0
+    got_amount = 0.0
+    sh_got = I64(0)
+    for x in range(N_KINDS):
+        u = S[O_UNDRAWN + x]
+        if u == 0:
+            continue
+        sh = _sh14(S, seat, I64(x))
+        amount = _self_draw_amount(S, seat, I64(x), sh)
+        v = _w(S, index14(sh, left)) + _w(S, F14_WIN) * amount * payers
+        mean += u * v
+        mean_amount += u * amount
+        if x == t:
+            got = v
+            got_amount = amount
+            sh_got = sh
+    _gain(S, seat, got - mean / total)
+    tl = tl_bucket(left)
+    for s in range(4):
+        if s == seat or S[O_OUT + s]:
+            continue
+        gain = _w(S, F_PAY) * (got_amount - mean_amount / total)
+        mask = _waits_if_ready(S, I64(s))
+        took = float((mask >> t) & 1) if mask >= 0 else 0.0
+        if mask >= 0:
+            gain += _w(S, F13_LIVE + tl) * (_live(S, mask) / total - took)
+        _gain(S, I64(s), gain)
+        if _fitting(S):
+            if mask >= 0:
+                _fit_event(S, I64(s), index13(ZERO, left), F13_LIVE + tl, _live(S, mask) - took, F_PAY, got_amount)
+            else:
+                _fit_event(S, I64(s), index13(_fast_shanten(S, I64(s)), left), MINUS_ONE, 0.0, F_PAY, got_amount)
+    S[O_UNDRAWN + t] -= 1
+    if _fitting(S):
+        _fit_event(S, seat, index14(sh_got, left), F14_WIN, got_amount * payers, MINUS_ONE, 0.0)
+
+
+@nb.njit(cache=True, _nrt=False)
+def _v_after_exchange(S, seat, d):
+    """V of the seat once the exchange in direction d has passed (its tiles less the three it
+    passes, plus the three it receives), with its features (one-hot, second index, its value)."""
+    h = O_HAND + seat * N_KINDS
+    frm = (seat - d + 4) % 4
+    for t in range(N_KINDS):
+        S[O_LK_TMP + t] = S[h + t]
+    for i in range(3):
+        S[O_LK_TMP + S[O_PASSED + seat * 3 + i]] -= 1
+        S[O_LK_TMP + S[O_PASSED + frm * 3 + i]] += 1
+    hand = view_of(S, O_LK_TMP, N_KINDS)
+    c0 = suit_code(hand, 0)
+    c1 = suit_code(hand, 1)
+    c2 = suit_code(hand, 2)
+    n2 = 0
+    n1 = 0
+    n = 0
+    for t in range(N_KINDS):
+        c = S[O_LK_TMP + t]
+        n2 += slots2(c)
+        n1 += c & 1
+        n += c
+    sh = _shanten_of(S, c0, c1, c2, ZERO, n2, n1)
+    left = tiles_left(S)
+    if n % 3 == 2:   # the dealer
+        i = index14(sh, left)
+        x = 3.0 if sh < 0 else 0.0
+        return _w(S, i) + _w(S, F14_WIN) * x, i, F14_WIN if sh < 0 else MINUS_ONE, x
+    i = index13(sh, left)
+    if sh != 0:
+        return _w(S, i), i, MINUS_ONE, 0.0
+    mask = waits_mask(_tab(S), hand, NO_VOID, ZERO, view_of(S, O_MELD_CNT + seat * N_KINDS, N_KINDS))
+    x = float(_live(S, mask))
+    j = F13_LIVE + tl_bucket(left)
+    return _w(S, i) + _w(S, j) * x, i, j, x
+
+
+@nb.njit(cache=True, _nrt=False)
+def _luck_exchange(S, d):
+    """The luck of the exchange's direction d (each of +1, -1, +2 a third): each seat's V once the
+    tiles have passed, against its mean over the three directions (the passes are chosen first)."""
+    for s in range(4):
+        mean = 0.0
+        got = 0.0
+        for dd in (ONE, MINUS_ONE, I64(2)):
+            v, i1, i2, x2 = _v_after_exchange(S, I64(s), dd)
+            mean += v / 3.0
+            if dd == d:
+                got = v
+                if _fitting(S):
+                    _fit_event(S, I64(s), i1, i2, x2, MINUS_ONE, 0.0)
+        _gain(S, I64(s), got - mean)
+
+
 @nb.njit(cache=True, _nrt=False)
 def _draw(S, seat, replacement):
     """A draw from the front, or a kong replacement from the back (RULES.md: Tiles, seats, notation)."""
     S[O_DRAW_RDY + seat] = _ready_hint(S, seat)
     pos = _wall_position(S, seat, replacement)
     t = S[O_WALL + pos]
+    if S[O_LUCK_ON]:
+        _luck_draw(S, seat, t)
     _add(S, seat, t, ONE)
     S[O_TURNS] += 1
     S[O_DRAWS + seat] += 1
@@ -1590,6 +1856,8 @@ def _write_rows(S, row, hand_out, seat_out, win_out, pay_out):
         for i in range(N_REASONS):
             seat_out[row, s, S_NET_REASON + i] = S[O_NET_REASON + s * N_REASONS + i]
         seat_out[row, s, S_SCORE_BEFORE] = S[O_SCORE0 + s]
+        seat_out[row, s, S_LUCK_LO] = S[O_LUCK + s] & 0xFFFFFFFF   # the luck's float64 bits, in two halves
+        seat_out[row, s, S_LUCK_HI] = S[O_LUCK + s] >> 32
         for q in range(N_QUESTIONS):
             seat_out[row, s, S_ASKED + q] = S[O_ASKED + s * N_QUESTIONS + q]
         for k in range(N_SITUATIONS):
@@ -1819,6 +2087,7 @@ def play_on(S, fixed_dir):
 # == batches ==================================================================================
 
 BLOCK = 64
+FIT_LEN = N_FEATURES * N_FEATURES + N_FEATURES + 3   # play_fit's sums of a block
 
 
 @nb.njit(cache=True, _nrt=False)
@@ -1838,6 +2107,10 @@ def _init_header(S, R, seed, win_cap, pay_cap, check):
     S[O_FIXED_WALL_N] = 0
     for i in range(min(R.shape[0], N_RULE_FIELDS + 1)):
         S[O_RULES + i] = R[i]
+    if R.shape[0] > N_RULE_FIELDS + 1:
+        S[O_LUCK_ON] = R[N_RULE_FIELDS + 1]
+        for i in range(N_FEATURES):
+            S[O_VALUE + i] = R[N_RULE_FIELDS + 2 + i]
 
 
 @nb.njit(cache=True)
@@ -1900,6 +2173,8 @@ _OUT2 = nb.types.int32[:, ::1]
 _OUT3 = nb.types.int32[:, :, ::1]
 SIG_BATCH = nb.types.void(nb.types.uint8[::1], _I64T[::1], _FNS, _I64T[::1], _FNS, _I64T[::1], _I64T, _I64T, _I64T,
                           nb.types.boolean, nb.types.boolean, _OUT2, _OUT3, _OUT3, _OUT3)
+SIG_FIT = nb.types.void(nb.types.uint8[::1], _I64T[::1], _FNS, _I64T[::1], _FNS, _I64T[::1], _I64T, _I64T, _I64T,
+                        nb.types.float64[:, ::1])
 SIG_TRACED = nb.types.void(nb.types.uint8[::1], _FNS, _I64T[::1], _FNS, _I64T[::1], _I64T, _I64T[::1], _I64T[::1],
                            _I64T, _I64T[::1], _OUT2, _OUT3, _OUT3, _OUT3)
 
@@ -1957,6 +2232,31 @@ def play_batch(tab, R, fns, setup, rfns, arena, seed, first, n_items, match_mode
         A_own[0] += 0
 
 
+@nb.njit(cache=True, parallel=True, nogil=True)
+def play_fit(tab, R, fns, setup, rfns, arena, seed, first, n_items, sums):
+    """Play independent hands first.. with the value model's features recorded (``R`` must
+    measure luck: ``engine_rules`` with weights): block b adds its X'X and X'y to ``sums[b]``
+    (``FIT_LEN`` floats: X'X, X'y, then the targets' count, sum and sum of squares;
+    ``simcore.runs.value_model`` sums the blocks and solves). Results do not depend on thread count: each block sums its own hands."""
+    n_blocks = (n_items + BLOCK - 1) // BLOCK
+    s_len = O_FIXED_END
+    tab = unowned(tab)
+    for b in nb.prange(n_blocks):
+        S_own = np.zeros(s_len, np.int64)
+        S = data_ptr(S_own)
+        _init_header(S, R, seed, ZERO, ZERO, False)
+        _set_players(S, tab, fns, setup)
+        A_own = np.zeros(_arena_len(arena), np.int64)
+        _set_arenas(S, data_ptr(A_own), rfns, arena)
+        S[O_FIT] = address_of(data_ptr(sums[b]))
+        for item in range(b * BLOCK, min(b * BLOCK + BLOCK, n_items)):
+            S[O_G] = first + item
+            play_hand(S, (first + item) % 4, I64(0))
+            fit_hand(S)
+        S_own[0] += 0
+        A_own[0] += 0
+
+
 @nb.njit(cache=True)
 def play_traced(tab, fns, setup, rfns, arena, dealer, scores0, fixed_wall, fixed_dir, S, hand_out, seat_out, win_out,
                 pay_out):
@@ -1994,6 +2294,11 @@ def batch_kernel():
     that only compiles strategies (``simcore.runs.warmup``'s child, which imports the engine through
     the search player) leaves it alone."""
     return _compiled_for(play_batch, SIG_BATCH)
+
+
+def fit_kernel():
+    """``play_fit`` for ``SIG_FIT``, compiled when a value model is first fitted."""
+    return _compiled_for(play_fit, SIG_FIT)
 
 
 def traced():

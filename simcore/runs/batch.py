@@ -49,10 +49,19 @@ class BatchResult:
     pay: np.ndarray        # (n, pay_cap, N_PAY_FIELDS); slots from hand[:, H_N_PAYMENTS] on are unspecified
     match_mode: bool
     hands_per_match: int
+    luck_measured: bool = False   # the hands measured each seat's luck (``run_batch``'s value_weights)
 
     @property
     def n(self) -> int:
         return len(self.hands)
+
+    @property
+    def luck(self) -> np.ndarray:
+        """(n, 4) each seat's luck (0 where the hands did not measure it): the engine's float64
+        bits, from the two int32 halves of the seats' rows."""
+        lo = self.seat[:, :, rec.S_LUCK_LO].astype(np.uint32).astype(np.uint64)
+        hi = self.seat[:, :, rec.S_LUCK_HI].astype(np.uint32).astype(np.uint64)
+        return ((hi << np.uint64(32)) | lo).view(np.float64)
 
 
 def _alloc(rows: int, win_cap: int, pay_cap: int):
@@ -187,10 +196,12 @@ def _answer_text(q: int, ans: int) -> str:
 
 def run_batch(rules: RuleSet, players, seed: int, first: int, n_items: int, match_mode: bool = False,
               check: bool = False, threads: int | None = None, seat_names=None, trace_hint=None,
-              draw_order: str = "table") -> BatchResult:
+              draw_order: str = "table", value_weights=None) -> BatchResult:
     """Play ``n_items`` hands (or matches) starting at global index ``first`` (match index in
     match mode). ``players``: ``strategies.registry.Players`` (or the bare twelve functions, each
-    parameter at its default). ``draw_order``: ``table`` or ``seat`` (RULES.md: Rulings where the documents are silent, draw order)."""
+    parameter at its default). ``draw_order``: ``table`` or ``seat`` (RULES.md: Rulings where the documents are silent, draw order).
+    ``value_weights``: the value model's weights (``simcore.runs.value_model``): the hands measure
+    each seat's luck (``BatchResult.luck``); None, they do not (luck 0)."""
     from strategies.registry import players_of
 
     players = players_of(players)
@@ -201,7 +212,7 @@ def run_batch(rules: RuleSet, players, seed: int, first: int, n_items: int, matc
         raise ValueError("the seed must be a non-negative integer")
     if threads:
         nb.set_num_threads(threads)
-    R = E.engine_rules(rules, draw_order)
+    R = E.engine_rules(rules, draw_order, value_weights)
     tab = load_tables()
     hpm = rules.hands_per_match if match_mode else 1
     rows = n_items * hpm
@@ -245,4 +256,4 @@ def run_batch(rules: RuleSet, players, seed: int, first: int, n_items: int, matc
         if int(hand[i, rec.H_ERROR]) in (rec.ERR_ILLEGAL, rec.ERR_VIEW_WRITE):
             raise StrategyAnswerError(msg)
         raise InvariantError(msg)
-    return BatchResult(hands, hand, seat, win, pay, match_mode, hpm)
+    return BatchResult(hands, hand, seat, win, pay, match_mode, hpm, value_weights is not None)

@@ -277,10 +277,9 @@ def _seat_label(n: int, labels: list[str]) -> pa.DictionaryArray:
 
 def _luck(res: BatchResult, n: int) -> pa.Array:
     """The seats' luck (hand then seat), null where the batch measured none."""
-    luck = getattr(res, "luck", None)
-    if luck is None:
+    if not res.luck_measured:
         return pa.nulls(4 * n, pa.float64())
-    return _array(np.ascontiguousarray(luck, np.float64).reshape(4 * n))
+    return _array(np.ascontiguousarray(res.luck, np.float64).reshape(4 * n))
 
 
 def batch_tables(res: BatchResult, strategies: list[str]) -> dict[str, pa.Table]:
