@@ -83,7 +83,11 @@ O_SWAPS = O_FIXED_WALL + N_TILES  # scratch: the shuffle's swap partners [i], i 
 O_LUCK_ON = O_SWAPS + N_TILES  # 1: the hands measure each seat's luck (the luck section)
 O_VALUE = O_LUCK_ON + 1   # the value model's weights (``luck``), N_FEATURES float64 bits
 O_FIT = O_VALUE + N_FEATURES  # address of the value-model fit sums (float64), 0: not fitting
-O_STATE = O_FIT + 1
+O_SH_ON = O_FIT + 1       # 1: every seat's questions are also put to an arm's strategies (the shadow section)
+O_SH_FNS = O_SH_ON + 1    # the arm's strategies' addresses, laid out as O_FNS
+O_SH_SETUP = O_SH_FNS + 24  # the arm's setup (``view.SETUP_LEN`` slots: parameters, scratch use)
+O_SH_SAME = O_SH_SETUP + vw.SETUP_LEN  # bit g: the arm's group-g strategy and parameters are the seat's own
+O_STATE = O_SH_SAME + 1
 
 # -- per-hand state (zeroed at the start of every hand) ---------------------------------------
 O_WALL = O_STATE          # N_TILES tiles in shuffled order
@@ -159,12 +163,20 @@ O_LK_TMP = O_LK_WAITS + 4     # a hand's counts, for a hand the exchange would g
 O_PHI = O_LK_TMP + N_KINDS    # fitting: [seat*N_FEATURES + i] the seat's features summed over its events (bits)
 O_PSI = O_PHI + 4 * N_FEATURES  # fitting: the same, each times the seat's net at the event (bits)
 O_NET2 = O_PSI + 4 * N_FEATURES  # fitting: [seat] the squares of its nets at its events, summed (bits)
-O_STATE_END = O_NET2 + 4
+# shadowing an arm (only with O_SH_ON)
+O_SH_RP = O_NET2 + 4          # resume points passed so far
+O_SH_DONE = O_SH_RP + 1       # [seat] SH_ASKING, SH_SAME (the arm plays as the seat from here on) or SH_DIFFERED
+O_SH_K = O_SH_DONE + 4        # [seat] differed: the resume points passed before the question
+O_SH_ASKED = O_SH_K + 4       # [seat] bit g: the arm's group-g strategy has been asked
+O_SH_RNG = O_SH_ASKED + 4     # [seat] the arm's random stream counter
+O_SH_SCR = O_SH_RNG + 4       # [seat*N_SCRATCH + i] the arm's scratch
+O_STATE_END = O_SH_SCR + 4 * vw.N_SCRATCH
 
 # -- the four views, then the variable regions ------------------------------------------------
 O_VIEWS = O_STATE_END          # seat s's view is S[O_VIEWS + s*VIEW_LEN : ...+VIEW_LEN]
 O_VIEW_COPY = O_VIEWS + 4 * VIEW_LEN  # check mode: the asked seat's view before its strategy answers
-O_FIXED_END = O_VIEW_COPY + VIEW_LEN
+O_SH_VIEW = O_VIEW_COPY + VIEW_LEN    # shadowing: the view the arm answers on
+O_FIXED_END = O_SH_VIEW + VIEW_LEN
 
 # A turn starts with the dealer's initial tiles, a draw, a kong replacement, or a pung (no draw).
 PHASE_FIRST, PHASE_DRAW, PHASE_REPLACEMENT, PHASE_AFTER_PUNG = (I64(i) for i in range(4))
@@ -714,6 +726,16 @@ def _first_hand_tile_to_set_aside(S, seat):
 
 @nb.njit(cache=True, _nrt=False)
 def _ask(S, seat, q):
+    """Ask a seat's strategy (or the scenario script); shadowing, put the same question to the
+    arm's strategy as well."""
+    ans = _ask_seat(S, seat, q)
+    if S[O_SH_ON] and S[O_SH_DONE + seat] == SH_ASKING:
+        _shadow(S, seat, q, ans)
+    return ans
+
+
+@nb.njit(cache=True, _nrt=False)
+def _ask_seat(S, seat, q):
     """Ask a seat's strategy (or the scenario script, when it has an entry for this question).
     The wall count in the view is brought up to date here, the only time a strategy reads it."""
     v = _v(seat)
@@ -731,6 +753,54 @@ def _ask(S, seat, q):
     if S[O_CHECK]:
         return _ask_checked(S, seat, q, f)
     return call_strategy(S[f], S[f + 1], q, view_of(S, v, VIEW_LEN), _tab(S))
+
+
+
+# == shadowing an arm (README: Play only where the arms differ) ================================
+#
+# A duplicate arm that differs from the field in some policy plays the field's hand wherever its
+# answers are the field's. While the field's hand is played, every question a seat is asked is
+# also put to the arm's strategies on the same view, with the arm's parameters, scratch and
+# random counter (as if the arm sat there); the first answer that differs marks the seat's
+# rotation as differed and notes how many resume points the hand had passed
+# (``play_shadowed`` then replays the field's hand to that point, seats the arm, and plays on).
+
+SH_ASKING, SH_SAME, SH_DIFFERED = I64(0), I64(1), I64(2)
+
+
+@nb.njit(cache=True, _nrt=False)
+def _shadow(S, seat, q, ans):
+    """Put question q, just answered ``ans`` by the seat, to the arm's strategy."""
+    v = _v(seat)
+    sv = O_SH_VIEW
+    for i in range(VIEW_LEN):   # the seat's strategy wrote only its scratch and counter: reset below
+        S[sv + i] = S[v + i]
+    for i in range(3 * vw.N_PARAMS):
+        S[sv + vw.V_PARAMS + i] = S[O_SH_SETUP + seat * 3 * vw.N_PARAMS + i]
+    o = O_SH_SCR + seat * vw.N_SCRATCH
+    for i in range(vw.N_SCRATCH):
+        S[sv + vw.V_SCRATCH + i] = S[o + i]
+    S[sv + vw.V_RNG_COUNT] = S[O_SH_RNG + seat]
+    group = 1 if q == Q_EXCHANGE else (2 if q == Q_VOID else 0)
+    f = O_SH_FNS + 2 * (group * 4 + seat)
+    a = call_strategy(S[f], S[f + 1], q, view_of(S, sv, VIEW_LEN), _tab(S))
+    if a != ans:
+        S[O_SH_DONE + seat] = SH_DIFFERED   # its scratch and counter stay as before the question
+        S[O_SH_K + seat] = S[O_SH_RP]
+        return
+    for i in range(vw.N_SCRATCH):
+        S[o + i] = S[sv + vw.V_SCRATCH + i]
+    S[O_SH_RNG + seat] = S[sv + vw.V_RNG_COUNT]
+    S[O_SH_ASKED + seat] |= ONE << group
+    # the same from here on: every strategy still to be asked is the seat's own, in the same state
+    left = ONE | ((0b110 & ~S[O_SH_ASKED + seat]) if _r(S, R_EXCHANGE) else (0b100 & ~S[O_SH_ASKED + seat]))
+    if left & ~S[O_SH_SAME] != 0 or S[O_SH_RNG + seat] != S[v + vw.V_RNG_COUNT]:
+        return
+    use = max(S[O_SCRATCH_USE + seat], S[O_SH_SETUP + vw.SETUP_SCRATCH + seat])
+    for i in range(min(use, vw.N_SCRATCH)):
+        if S[o + i] != S[v + vw.V_SCRATCH + i]:
+            return
+    S[O_SH_DONE + seat] = SH_SAME
 
 
 @nb.njit(cache=True, _nrt=False)
@@ -1980,7 +2050,8 @@ def play_hand(S, dealer, fixed_dir):
 @nb.njit(cache=True, inline="always")
 def _pause(S, at, cur, phase, drawn, konged, t):
     """At a resume point: count it down when a pause is set; at zero keep where play stands in
-    S (O_AT ...) and tell ``play_on`` to return."""
+    S (O_AT ...) and tell ``play_on`` to return. Shadowing, count it."""
+    S[O_SH_RP] += 1
     if S[O_PAUSE] <= 0:
         return False
     S[O_PAUSE] -= 1
@@ -2173,6 +2244,9 @@ _OUT2 = nb.types.int32[:, ::1]
 _OUT3 = nb.types.int32[:, :, ::1]
 SIG_BATCH = nb.types.void(nb.types.uint8[::1], _I64T[::1], _FNS, _I64T[::1], _FNS, _I64T[::1], _I64T, _I64T, _I64T,
                           nb.types.boolean, nb.types.boolean, _OUT2, _OUT3, _OUT3, _OUT3)
+SIG_SHADOWED = nb.types.void(nb.types.uint8[::1], _I64T[::1], _FNS, _I64T[::1], _FNS, _I64T[::1], _FNS, _I64T[::1],
+                             _I64T, _I64T, _I64T, _I64T, nb.types.boolean, _OUT2, _OUT3, _OUT3, _OUT3, _OUT2, _OUT3,
+                             _OUT3, _OUT3, nb.types.boolean[:, ::1])
 SIG_FIT = nb.types.void(nb.types.uint8[::1], _I64T[::1], _FNS, _I64T[::1], _FNS, _I64T[::1], _I64T, _I64T, _I64T,
                         nb.types.float64[:, ::1])
 SIG_TRACED = nb.types.void(nb.types.uint8[::1], _FNS, _I64T[::1], _FNS, _I64T[::1], _I64T, _I64T[::1], _I64T[::1],
@@ -2229,6 +2303,89 @@ def play_batch(tab, R, fns, setup, rfns, arena, seed, first, n_items, match_mode
                 play_hand(S, g % 4, no_dir)
                 _write_rows(S, item, hand_out, seat_out, win_out, pay_out)
         S_own[0] += 0  # keep the owners alive past the last use of their pointers
+        A_own[0] += 0
+
+
+@nb.njit(cache=True)
+def _seat_arm(S, r, arm_fns, arm_setup, scratch, rng):
+    """Seat the arm at seat r of a hand stopped at a resume point: its strategies, parameters,
+    scratch use, and the scratch and random counter its shadow had there."""
+    for g in range(3):
+        jit, c = strategy_addresses(arm_fns[g * 4 + r])
+        S[O_FNS + 2 * (g * 4 + r)] = jit
+        S[O_FNS + 2 * (g * 4 + r) + 1] = c
+    v = _v(r)
+    for i in range(3 * vw.N_PARAMS):
+        S[v + vw.V_PARAMS + i] = arm_setup[r * 3 * vw.N_PARAMS + i]
+    S[O_SCRATCH_USE + r] = min(max(arm_setup[vw.SETUP_SCRATCH + r], 0), vw.N_SCRATCH)
+    for i in range(vw.N_SCRATCH):
+        S[v + vw.V_SCRATCH + i] = scratch[i]
+    S[v + vw.V_RNG_COUNT] = rng
+
+
+@nb.njit(cache=True, parallel=True, nogil=True)
+def play_shadowed(tab, R, fns, setup, rfns, arena, arm_fns, arm_setup, same, seed, first, n_items, check, hand_out,
+                  seat_out, win_out, pay_out, arm_hand, arm_seat, arm_win, arm_pay, differed):
+    """Independent hands first.. of the field (``fns``) into the output rows, and of the arm
+    (``arm_fns``, ``arm_setup``: its strategies as if it sat at every seat) at each seat r in turn
+    (rotation r, the field at the other seats) into rows r * n_items + item of the arm's outputs,
+    written only where the rotation differed (``differed[item, r]``; elsewhere the arm's hand is
+    the field's, hand for hand). ``same``: bit g set where the arm's group-g strategy and
+    parameters are the field's. The seats may not search (their arenas are not shadowed)."""
+    n_blocks = (n_items + BLOCK - 1) // BLOCK
+    win_cap = win_out.shape[1]
+    pay_cap = pay_out.shape[1]
+    s_len = O_FIXED_END + win_cap * N_WIN_FIELDS + pay_cap * N_PAY_FIELDS
+    tab = unowned(tab)
+    hand_out = unowned(hand_out)
+    seat_out = unowned(seat_out)
+    win_out = unowned(win_out)
+    pay_out = unowned(pay_out)
+    arm_hand = unowned(arm_hand)
+    arm_seat = unowned(arm_seat)
+    arm_win = unowned(arm_win)
+    arm_pay = unowned(arm_pay)
+    for b in nb.prange(n_blocks):
+        S_own = np.zeros(s_len, np.int64)
+        S = data_ptr(S_own)
+        _init_header(S, R, seed, I64(win_cap), I64(pay_cap), check)
+        _set_players(S, tab, fns, setup)
+        A_own = np.zeros(_arena_len(arena), np.int64)
+        _set_arenas(S, data_ptr(A_own), rfns, arena)
+        for g in range(3):
+            for r in range(4):
+                jit, c = strategy_addresses(arm_fns[g * 4 + r])
+                S[O_SH_FNS + 2 * (g * 4 + r)] = jit
+                S[O_SH_FNS + 2 * (g * 4 + r) + 1] = c
+        for i in range(vw.SETUP_LEN):
+            S[O_SH_SETUP + i] = arm_setup[i]
+        S[O_SH_SAME] = same
+        saved = np.zeros((4, 3 + vw.N_SCRATCH), np.int64)   # per seat: done, resume points, counter, scratch
+        for item in range(b * BLOCK, min(b * BLOCK + BLOCK, n_items)):
+            g = first + item
+            S[O_G] = g
+            S[O_SH_ON] = 1
+            play_hand(S, g % 4, I64(0))
+            S[O_SH_ON] = 0
+            _write_rows(S, item, hand_out, seat_out, win_out, pay_out)
+            for r in range(4):
+                saved[r, 0] = S[O_SH_DONE + r]
+                saved[r, 1] = S[O_SH_K + r]
+                saved[r, 2] = S[O_SH_RNG + r]
+                for i in range(vw.N_SCRATCH):
+                    saved[r, 3 + i] = S[O_SH_SCR + r * vw.N_SCRATCH + i]
+            for r in range(4):
+                differed[item, r] = saved[r, 0] == SH_DIFFERED
+                if saved[r, 0] != SH_DIFFERED:
+                    continue
+                S[O_PAUSE] = saved[r, 1]
+                play_hand(S, g % 4, I64(0))     # the field's hand again, up to the resume point
+                S[O_PAUSE] = 0
+                _seat_arm(S, r, arm_fns, arm_setup, saved[r, 3:], saved[r, 2])
+                play_on(S, I64(0))
+                _write_rows(S, r * n_items + item, arm_hand, arm_seat, arm_win, arm_pay)
+                _set_players(S, tab, fns, setup)
+        S_own[0] += 0
         A_own[0] += 0
 
 
@@ -2294,6 +2451,11 @@ def batch_kernel():
     that only compiles strategies (``simcore.runs.warmup``'s child, which imports the engine through
     the search player) leaves it alone."""
     return _compiled_for(play_batch, SIG_BATCH)
+
+
+def shadowed_kernel():
+    """``play_shadowed`` for ``SIG_SHADOWED``, compiled when a duplicate first shadows an arm."""
+    return _compiled_for(play_shadowed, SIG_SHADOWED)
 
 
 def fit_kernel():

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numba as nb
 import numpy as np
 
+from simcore.contract.arena import AR_HEADER, AR_LEN
 from simcore.engine import kernel as E
 from simcore.contract import records as rec
 from simcore.contract.rules import RuleSet
@@ -257,3 +258,65 @@ def run_batch(rules: RuleSet, players, seed: int, first: int, n_items: int, matc
             raise StrategyAnswerError(msg)
         raise InvariantError(msg)
     return BatchResult(hands, hand, seat, win, pay, match_mode, hpm, value_weights is not None)
+
+
+def same_parts(field, arm) -> int:
+    """Bit g (0 play, 1 exchange, 2 void) set where the arm's seat spec has the field's strategy
+    and parameters: shadowing stops asking the arm once only such strategies are left to ask."""
+    from strategies.registry import KINDS
+
+    return sum(1 << g for g, kind in enumerate(KINDS) if field.part(kind) == arm.part(kind))
+
+
+def run_shadowed(rules: RuleSet, field, arm, seed: int, first: int, n_items: int, check: bool = False,
+                 threads: int | None = None, draw_order: str = "table",
+                 value_weights=None) -> tuple[BatchResult, list[BatchResult], np.ndarray]:
+    """The field's table (``field``, a SeatSpec at every seat) and the arm's four rotations (the
+    arm at seat r, the field at the others) on the same independent hands, playing each rotation
+    only where the arm answers differently from the field (``simcore.engine.kernel.play_shadowed``):
+    elsewhere its hand is the field's, hand for hand. Returns the field's result, the four
+    rotations' results, and the (n_items, 4) array of where each rotation differed."""
+    from strategies.registry import seat_functions
+
+    if n_items <= 0:
+        raise ValueError("the number of hands must be positive")
+    players = seat_functions([field] * 4)
+    arm_players = seat_functions([arm] * 4)
+    if (players.arena[AR_LEN::AR_HEADER] > 0).any() or (arm_players.arena[AR_LEN::AR_HEADER] > 0).any():
+        raise ValueError("a searching seat cannot be shadowed: play every table in full (--full-tables)")
+    if threads:
+        nb.set_num_threads(threads)
+    R = E.engine_rules(rules, draw_order, value_weights)
+    tab = load_tables()
+    win_cap, pay_cap = WIN_CAP[rules.variant], PAY_CAP[rules.variant]
+    kernel = E.shadowed_kernel()
+    while True:
+        field_out = _alloc(n_items, win_cap, pay_cap)
+        arm_out = _alloc(4 * n_items, win_cap, pay_cap)
+        differed = np.zeros((n_items, 4), np.bool_)
+        kernel(tab, R, players.fns, players.setup, players.rfns, players.arena, arm_players.fns, arm_players.setup,
+               np.int64(same_parts(field, arm)), np.int64(seed), np.int64(first), np.int64(n_items), bool(check),
+               *field_out, *arm_out, differed)
+        counts = np.concatenate([field_out[0], arm_out[0][differed.T.ravel()]])
+        need_w, need_p = int(counts[:, rec.H_N_WINS].max(initial=0)), int(counts[:, rec.H_N_PAYMENTS].max(initial=0))
+        if need_w <= win_cap and need_p <= pay_cap:
+            break
+        win_cap, pay_cap = max(win_cap, need_w), max(pay_cap, need_p)   # a long blood-flow hand: room, and again
+    hands = np.arange(first, first + n_items, dtype=np.int64)
+    measured = value_weights is not None
+    field_res = BatchResult(hands, *field_out, False, 1, measured)
+    arms = []
+    for r in range(4):
+        rows = slice(r * n_items, (r + 1) * n_items)
+        h, s, w, p = (a[rows] for a in arm_out)
+        same = ~differed[:, r]
+        h[same], s[same], w[same], p[same] = (a[same] for a in field_out)
+        arms.append(BatchResult(hands, h, s, w, p, False, 1, measured))
+    for res in [field_res] + arms:
+        bad = np.flatnonzero(res.hand[:, rec.H_ERROR] != rec.ERR_NONE)
+        if bad.size:
+            i = int(bad[0])
+            raise (StrategyAnswerError if int(res.hand[i, rec.H_ERROR]) in (rec.ERR_ILLEGAL, rec.ERR_VIEW_WRITE)
+                   else InvariantError)(describe_error(res.hand[i], int(hands[i]), [f"seat {s}" for s in range(4)],
+                                                       f"sichuan trace --seed {seed} --hand {int(hands[i])}"))
+    return field_res, arms, differed
