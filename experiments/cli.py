@@ -43,7 +43,7 @@ def _check_vs(spec, vs):
 
 
 def _run_and_report(spec, out, hands, seed, workers, width, as_json, quiet, vs=None, full_names=False,
-                    draw_order=None):
+                    draw_order=None, full_tables=False):
     from experiments.execute import ExperimentError, run_experiment
     from experiments.report import build, dumps, format_text, save
     from simcore.cli import exit_interrupted
@@ -51,7 +51,8 @@ def _run_and_report(spec, out, hands, seed, workers, width, as_json, quiet, vs=N
 
     _check_vs(spec, vs)
     try:
-        run_experiment(spec, out, hands=hands, seed=seed, workers=workers, log=_log(quiet), draw_order=draw_order)
+        run_experiment(spec, out, hands=hands, seed=seed, workers=workers, log=_log(quiet), draw_order=draw_order,
+                       full_tables=full_tables)
         rep = build(out, width=width, vs=vs)
         save(out, rep)
     except RunInterrupted as exc:
@@ -68,6 +69,9 @@ HANDS_HELP = ("Size: walls for a duplicate experiment (each wall is played by ev
               "4 hands per arm), hands per cell for a cells experiment (cells sized in the spec scale with it) "
               "[default: the spec's hands].")
 WIDTH_HELP = "Full width W of the 95% interval for 'walls needed' (points per hand) [default: the spec's width, 0.1]."
+FULL_TABLES_HELP = ("Duplicate experiments: play every rotation table in full. By default an arm that differs from "
+                    "the field plays the field's hand wherever its answers are the field's and only its own "
+                    "continuation where they differ (the same results, hand for hand, for less CPU).")
 VS_HELP = ("Duplicate experiments: compare every arm with arm ARM, paired on the walls, instead of with the "
            "spec's baseline.")
 
@@ -112,8 +116,9 @@ experiment.help = experiment.help.replace("    {shipped}", name_table(_shipped()
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines on stderr.")
 @click.option("--draw-order", "draw_order", type=click.Choice(DRAW_ORDERS), default=None,
               help=DRAW_ORDER_HELP + " [default: the spec's draw_order, else seat]")
+@click.option("--full-tables", is_flag=True, help=FULL_TABLES_HELP)
 @full_names_option
-def run_cmd(spec_name, hands, seed, out, workers, width, vs, as_json, quiet, draw_order, full_names):
+def run_cmd(spec_name, hands, seed, out, workers, width, vs, as_json, quiet, draw_order, full_tables, full_names):
     """Run the experiment SPEC (a TOML file, or a shipped name such as `exchange`) into DIR and
     print its report.
 
@@ -131,7 +136,7 @@ def run_cmd(spec_name, hands, seed, out, workers, width, vs, as_json, quiet, dra
     except SpecError as exc:
         raise ExperimentCliError(_one_line(exc)) from None
     _run_and_report(spec, out, hands, seed, workers, width, as_json, quiet, vs=vs, full_names=full_names,
-                    draw_order=draw_order)
+                    draw_order=draw_order, full_tables=full_tables)
 
 
 @experiment.command("report")
@@ -185,8 +190,10 @@ def list_cmd():
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines on stderr.")
 @draw_order_option("seat")
+@click.option("--full-tables", is_flag=True, help=FULL_TABLES_HELP)
 @full_names_option
-def compare(a, b, rules_spec, sets, hands, seed, out, workers, width, as_json, quiet, draw_order, full_names):
+def compare(a, b, rules_spec, sets, hands, seed, out, workers, width, as_json, quiet, draw_order, full_tables,
+            full_names):
     """Head-to-head in duplicate: seat spec A, 1 vs 3 against a field of B.
 
     A sits at each seat in turn against three B on the same walls; the difference from B
@@ -222,7 +229,7 @@ def compare(a, b, rules_spec, sets, hands, seed, out, workers, width, as_json, q
         out = tmp
     try:
         _run_and_report(spec, out, hands, seed, workers, width, as_json, quiet, full_names=full_names,
-                        draw_order=draw_order)
+                        draw_order=draw_order, full_tables=full_tables)
     finally:
         if tmp is not None:
             shutil.rmtree(tmp, ignore_errors=True)

@@ -169,6 +169,26 @@ def sweeps(spec_json: dict) -> list[dict]:
     return list(out.values())
 
 
+RARELY = 0.01   # an arm that changes play on fewer walls than this is flagged
+
+
+def walls_differed(manifest: dict, arm: str, walls: int) -> dict:
+    """The walls on which any of the arm's rotations answered a question differently from the field
+    (recorded by the shadowed play, ``experiments.execute.shadow_groups``): 0 for the field's own
+    arm, None where its tables were played in full (``--full-tables``)."""
+    entry = manifest["layout"][arm]
+    spec = manifest["spec"]
+    if entry.get("seat") == spec["field"]:
+        return {"walls_differed": 0, "walls_differed_share": 0.0}
+    counts = entry.get("differed") or {}
+    run = manifest["runs"][entry["runs"][0]]
+    n_chunks = math.ceil(int(run["n"]) / int(run["chunk_hands"]))
+    if len(counts) != n_chunks:   # some chunks were played in full
+        return {"walls_differed": None, "walls_differed_share": None}
+    n = sum(v[0] for v in counts.values())
+    return {"walls_differed": n, "walls_differed_share": n / walls if walls else None}
+
+
 def comparison(exp_dir, width: float | None = None, manifest: dict | None = None, vs: str | None = None) -> dict:
     """The comparison table of a duplicate experiment as a JSON-ready dict: every arm against the
     reference arm ``vs`` (default: the spec's baseline), paired on the wall."""
@@ -211,6 +231,7 @@ def comparison(exp_dir, width: float | None = None, manifest: dict | None = None
             "walls_needed": walls_needed, "hands_needed": None if walls_needed is None else walls_needed * tables,
             "walls_needed_unpaired": walls_unp,
             "hands_needed_unpaired": None if walls_unp is None else walls_unp * tables,
+            **walls_differed(manifest, arm, walls),
         })
     return {
         "kind": "duplicate", "name": spec["name"], "description": spec.get("description", ""),

@@ -13,10 +13,11 @@ import concurrent.futures as cf
 import json
 import multiprocessing
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable
 
+from simcore.contract.arena import AR_HEADER, AR_LEN
 from simcore.runs import files
 
 from experiments.spec import Spec, SpecError
@@ -181,10 +182,60 @@ def _check_seats(runs: list[PlannedRun]) -> None:
             raise ExperimentError(f"{label}: {exc}") from None
 
 
+def shadow_groups(spec: Spec, runs: list, layout: dict, full_tables: bool = False) -> list[dict]:
+    """The duplicate arms played by shadowing (``simcore.runs.batch.run_shadowed``): per arm that
+    is not the field, its four rotation runs and, when the plan has it, the field's table under
+    the arm's rules, all played together. None with ``full_tables``, for cells experiments, or
+    where a seat searches (a searching seat is not shadowed)."""
+    if full_tables or spec.kind != "duplicate":
+        return []
+    from strategies.registry import seat_functions
+
+    def searches(seat) -> bool:
+        return bool((seat_functions([seat] * 4).arena[AR_LEN::AR_HEADER] > 0).any())
+
+    if searches(spec.field):
+        return []
+    by_dir = {p.reldir: p for p in runs}
+    by_key = {json.dumps(p.config.to_json(), sort_keys=True): p for p in runs}
+    groups = []
+    for arm in spec.arms:
+        if arm.seat == spec.field or searches(arm.seat):
+            continue
+        rot = [by_dir[d] for d in layout[arm.name]["runs"]]
+        cfg0 = rot[0].config
+        field_cfg = replace(cfg0, seats=(spec.field,) * 4)
+        field_run = by_key.get(json.dumps(field_cfg.to_json(), sort_keys=True))
+        groups.append({"arm": arm, "runs": rot + ([field_run] if field_run else [])})
+    return groups
+
+
+def _play_group(exp_dir: Path, spec: Spec, group: dict, seed: int, draw_order: str, counts: dict) -> list[dict]:
+    """One shadowed arm's runs played together; ``counts[chunk]`` gets the walls on which any
+    rotation differed and each rotation's."""
+    from simcore.runs.batch import run_shadowed
+    from simcore.runs.runner import run_group
+
+    arm = group["arm"]
+    runs = group["runs"]
+    chunk_of = {first: c for c, first, _ in runs[0].config.chunks()}
+
+    def source(first: int, count: int):
+        field, arms, differed = run_shadowed(arm.rules.rules, spec.field, arm.seat, seed, first, count,
+                                             draw_order=draw_order)
+        counts[str(chunk_of[first])] = [int(differed.any(axis=1).sum())] + [int(x) for x in differed.sum(axis=0)]
+        return (arms + [field])[:len(runs)]
+
+    return run_group([(exp_dir / p.reldir, p.config) for p in runs], source)
+
+
 def run_experiment(spec: Spec, out, hands: int | None = None, seed: int | None = None, workers: int | None = None,
-                   log: Callable[[str], None] | None = None, draw_order: str | None = None) -> dict:
+                   log: Callable[[str], None] | None = None, draw_order: str | None = None,
+                   full_tables: bool = False) -> dict:
     """Play every missing run of the experiment into ``out``; returns the manifest. ``draw_order``:
-    the spec's (``seat`` unless it says) unless given."""
+    the spec's (``seat`` unless it says) unless given. A duplicate arm that differs from the field
+    plays only where its answers differ (``shadow_groups``); ``full_tables`` plays every rotation
+    table in full."""
     from simcore.runs.runner import RunError, RunInterrupted, cpu_count, run
     from strategies.registry import StrategyError
 
@@ -200,6 +251,11 @@ def run_experiment(spec: Spec, out, hands: int | None = None, seed: int | None =
         try:
             old = _check_existing(d, spec, hands, seed, draw_order)
             runs, layout = plan(spec, hands, seed, draw_order)
+            groups = shadow_groups(spec, runs, layout, full_tables)
+            for name, entry in layout.items():   # where rotations differed, by chunk (kept across sessions)
+                old_entry = ((old or {}).get("layout") or {}).get(name) or {}
+                if "differed" in old_entry and old_entry.get("runs") == entry.get("runs"):
+                    entry["differed"] = old_entry["differed"]
             from simcore.version import __version__
 
             manifest = {
@@ -215,7 +271,27 @@ def run_experiment(spec: Spec, out, hands: int | None = None, seed: int | None =
             if log:
                 log(f"experiment {spec.name}: {len(runs)} runs, {total_hands:,} hands in all, seed {seed}, "
                     f"{draw_order} draw order, into {exp_dir}")
-            for i, p in enumerate(runs, 1):
+            grouped = {p.reldir for g in groups for p in g["runs"]}
+            plain = [p for p in runs if p.reldir not in grouped]
+            steps = len(groups) + len(plain)
+            for i, g in enumerate(groups, 1):
+                t1 = time.perf_counter()
+                counts = layout[g["arm"].name].setdefault("differed", {})
+                try:
+                    ms = _play_group(exp_dir, spec, g, seed, draw_order, counts)
+                except RunInterrupted:
+                    raise
+                except (RunError, StrategyError, ValueError) as exc:
+                    raise ExperimentError(f"arm {g['arm'].name}: {exc}") from None
+                d.write_manifest(manifest, allow_nan=False)
+                if log:
+                    walls = ms[0]["hands"]
+                    known = sum(v[0] for v in counts.values())
+                    played = any(m["timings"].get("last_session_hands") for m in ms)
+                    log(f"  [{i}/{steps}] arm {g['arm'].name}: {len(g['runs'])} tables of {walls:,} walls, "
+                        + (f"played where it differs ({known:,} walls differed), {time.perf_counter() - t1:.1f} s"
+                           if played else "already complete"))
+            for i, p in enumerate(plain, len(groups) + 1):
                 t1 = time.perf_counter()
                 multi = len(p.config.chunks()) > 1
                 if multi and pool is None and (workers or cpu_count()) > 1:
@@ -232,7 +308,7 @@ def run_experiment(spec: Spec, out, hands: int | None = None, seed: int | None =
                     secs = time.perf_counter() - t1
                     rate = m["timings"].get("last_session_hands_per_second")
                     done = "already complete" if not rate else f"{rate:,.0f} hands/s"
-                    log(f"  [{i}/{len(runs)}] {p.label}: {m['hands']:,} hands, {secs:.1f} s ({done})")
+                    log(f"  [{i}/{steps}] {p.label}: {m['hands']:,} hands, {secs:.1f} s ({done})")
             manifest["complete"] = True
             d.end_session(manifest["timings"], time.perf_counter() - t0)
             d.write_manifest(manifest, allow_nan=False)

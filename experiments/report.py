@@ -10,6 +10,7 @@ import json
 import math
 from pathlib import Path
 
+from experiments.duplicate import RARELY
 from experiments.execute import REPORT, ExperimentError, read_manifest, write_json
 
 
@@ -155,7 +156,7 @@ def _format_duplicate(rep: dict, full_names: bool = False) -> str:
     lines.append("")
     header = ["arm", "rules", "net/hand vs field [95% CI]", f"diff vs {ref} [95% CI, paired]",
               "unpaired +-", "var removed", f"walls for width {rep['width']:g}", f"hands for width {rep['width']:g}",
-              "hands played"]
+              "hands played", "walls differed"]
     rows = []
     for r in rep["rows"]:
         if r.get("reference", r["baseline"]):
@@ -167,14 +168,29 @@ def _format_duplicate(rep: dict, full_names: bool = False) -> str:
             walls = "n/a" if r["walls_needed"] is None else f"{r['walls_needed']:,}"
             hands = "n/a" if r["hands_needed"] is None else f"{r['hands_needed']:,}"
         rows.append([r["arm"], r["rules"], f"{_num(r['score'])} {_ci(r['score_low'], r['score_high'])}", diff, unp,
-                     rem, walls, hands, f"{rep['hands_played']:,}"])
-    lines += _table(header, rows, right={2, 3, 4, 5, 6, 7, 8})
+                     rem, walls, hands, f"{rep['hands_played']:,}", _differed(r)])
+    lines += _table(header, rows, right={2, 3, 4, 5, 6, 7, 8, 9})
+    for r in rep["rows"]:
+        share = r.get("walls_differed_share")
+        if r["seat"] != rep["field"] and share is not None and share < RARELY:
+            lines.append(f"warning: arm {r['arm']} answered differently from the field on {r['walls_differed']:,} of "
+                         f"{rep['walls']:,} walls ({share:.2%}): this parameter rarely changes play")
     lines.append("")
     lines.append("seat specs: " + "; ".join(f"{r['arm']} = {name[r['seat']]}" for r in rep["rows"]))
     lines.append("'unpaired +-' is the 95% half-width the same hands would give without pairing (independent walls).")
+    lines.append("'walls differed': walls on which some rotation of the arm answered a question differently from the "
+                 "field (the arm plays its own hand only there; n/a: its tables were played in full).")
     lines += ["- " + d for d in rep["definitions"]]
     lines.append(f"reproduce: {rep['command']}")
     return "\n".join(lines)
+
+
+def _differed(r: dict) -> str:
+    """Walls on which the arm's answers differed from the field's, with their share."""
+    n = r.get("walls_differed")
+    if n is None:
+        return "n/a"
+    return f"{n:,} ({r['walls_differed_share']:.1%})"
 
 
 def _value(v) -> str:

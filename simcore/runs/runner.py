@@ -535,32 +535,8 @@ def run(run_dir: str | os.PathLike, cfg: RunConfig, workers: int | None = None, 
     worker or one chunk) or "dask" (the cluster at ``scheduler``, or a LocalCluster)."""
     run_dir = Path(run_dir).resolve()
     with ManagedDir(run_dir, "run directory", rio.MANIFEST, ".lock", RunError) as d:
-        old = _check_existing(d, cfg)
-        if old is not None:  # the same strategies, however named now: write them as the run did
-            cfg = replace(cfg, names=tuple(old["config"]["seats"]))
-        chunks = cfg.chunks()
-        valid = _valid_chunks(run_dir, chunks, cfg.hands_per_item)
-        rio.remove_partial(run_dir, valid)
-        todo = [x for x in chunks if x[0] not in valid]
-        from strategies.registry import user_file_records
-
-        files, deps = user_file_records(cfg.seats)
-        manifest = {
-            "schema_version": rio.SCHEMA_VERSION,
-            "package_version": __version__,
-            "config": cfg.to_json(),
-            "hands": cfg.total_hands,
-            "matches": cfg.n if cfg.match_mode else None,
-            "hands_per_match": cfg.rules.hands_per_match if cfg.match_mode else None,
-            "chunks": len(chunks),
-            "strategy_files": files,     # each user strategy file: one hash of it and what it imports
-            "strategy_deps": deps,       # and each of those files' own, so a refusal names the one that changed
-            "strategy_paths": (old or {}).get("strategy_paths") or _strategy_paths(cfg),
-            "complete": not todo,
-            "timings": d.timings(old),
-        }
-        d.write_manifest(manifest)
-        done = [sum(count for c, _, count in chunks if c in valid) * cfg.hands_per_item]
+        cfg, chunks, todo, manifest = _open_run(d, cfg)
+        done = [sum(count for c, _, count in chunks if c not in {x[0] for x in todo}) * cfg.hands_per_item]
         total = cfg.total_hands
         t0 = time.perf_counter()
         if progress:
@@ -580,18 +556,108 @@ def run(run_dir: str | os.PathLike, cfg: RunConfig, workers: int | None = None, 
             except OSError as exc:
                 raise RunError(_write_failure(run_dir, cfg, exc)) from None
             except KeyboardInterrupt:
-                n = len(rio.complete_chunks(run_dir) & {c for c, _, _ in chunks})
-                raise RunInterrupted(f"interrupted: {n} of {len(chunks)} chunks complete; run the same command "
-                                     "again to resume") from None
-        elapsed = time.perf_counter() - t0
-        rio.remove_partial(run_dir, rio.complete_chunks(run_dir))  # temp files of retried tasks
-        manifest["complete"] = True
-        t = d.end_session(manifest["timings"], elapsed)
-        played = sum(count for c, _, count in todo) * cfg.hands_per_item
-        t["last_session_hands_per_second"] = round(played / elapsed, 1) if elapsed > 0 and played else None
-        t["last_session_hands"] = played
-        try:
-            d.write_manifest(manifest)
-        except OSError as exc:
-            raise RunError(_write_failure(run_dir, cfg, exc)) from None
+                raise _interrupted(run_dir, chunks) from None
+        _close_run(d, cfg, manifest, time.perf_counter() - t0, sum(count for c, _, count in todo))
         return manifest
+
+
+def _open_run(d: ManagedDir, cfg: RunConfig) -> tuple:
+    """A run directory opened for play: its existing run checked (``cfg`` then writes the seats
+    as that run did), leftovers removed, its manifest written (incomplete). Returns the
+    configuration, its chunks, the chunks to play and the manifest."""
+    run_dir = d.path
+    old = _check_existing(d, cfg)
+    if old is not None:  # the same strategies, however named now: write them as the run did
+        cfg = replace(cfg, names=tuple(old["config"]["seats"]))
+    chunks = cfg.chunks()
+    valid = _valid_chunks(run_dir, chunks, cfg.hands_per_item)
+    rio.remove_partial(run_dir, valid)
+    todo = [x for x in chunks if x[0] not in valid]
+    from strategies.registry import user_file_records
+
+    files, deps = user_file_records(cfg.seats)
+    manifest = {
+        "schema_version": rio.SCHEMA_VERSION,
+        "package_version": __version__,
+        "config": cfg.to_json(),
+        "hands": cfg.total_hands,
+        "matches": cfg.n if cfg.match_mode else None,
+        "hands_per_match": cfg.rules.hands_per_match if cfg.match_mode else None,
+        "chunks": len(chunks),
+        "strategy_files": files,     # each user strategy file: one hash of it and what it imports
+        "strategy_deps": deps,       # and each of those files' own, so a refusal names the one that changed
+        "strategy_paths": (old or {}).get("strategy_paths") or _strategy_paths(cfg),
+        "complete": not todo,
+        "timings": d.timings(old),
+    }
+    d.write_manifest(manifest)
+    return cfg, chunks, todo, manifest
+
+
+def _close_run(d: ManagedDir, cfg: RunConfig, manifest: dict, elapsed: float, played_items: int) -> None:
+    """A run directory whose chunks are all played: temp files gone, its manifest complete with
+    this session's timings."""
+    rio.remove_partial(d.path, rio.complete_chunks(d.path))  # temp files of retried tasks
+    manifest["complete"] = True
+    t = d.end_session(manifest["timings"], elapsed)
+    played = played_items * cfg.hands_per_item
+    t["last_session_hands_per_second"] = round(played / elapsed, 1) if elapsed > 0 and played else None
+    t["last_session_hands"] = played
+    try:
+        d.write_manifest(manifest)
+    except OSError as exc:
+        raise RunError(_write_failure(d.path, cfg, exc)) from None
+
+
+def _interrupted(run_dir: Path, chunks) -> RunInterrupted:
+    n = len(rio.complete_chunks(run_dir) & {c for c, _, _ in chunks})
+    return RunInterrupted(f"interrupted: {n} of {len(chunks)} chunks complete; run the same command again to resume")
+
+
+def run_group(entries, source: Callable, progress: Callable[[int, int, float], None] | None = None) -> list[dict]:
+    """Runs whose hands are played together, chunk by chunk, in this process: ``entries`` is a list
+    of (run directory, RunConfig) of the same size and chunks; ``source(first, count)`` returns one
+    ``BatchResult`` per entry for the chunk's hands (``batch.run_shadowed`` plays a duplicate arm's
+    four rotations and its field together). A chunk is played when any of the runs lacks it, and
+    written to those that do. Each run directory is as ``run`` would make it; returns their
+    manifests."""
+    from contextlib import ExitStack
+
+    with ExitStack() as stack:
+        opened = []
+        for run_dir, cfg in entries:
+            d = stack.enter_context(ManagedDir(Path(run_dir).resolve(), "run directory", rio.MANIFEST, ".lock",
+                                               RunError))
+            opened.append((d, *_open_run(d, cfg)))
+        chunks = opened[0][2]
+        if any(o[2] != chunks for o in opened):
+            raise ValueError("the runs of a group must have the same chunks")
+        todo = [{c for c, _, _ in o[3]} for o in opened]
+        need = [x for x in chunks if any(x[0] in t for t in todo)]
+        total = sum(count for _, _, count in chunks)
+        done = total - sum(count for _, _, count in need)
+        t0 = time.perf_counter()
+        if progress:
+            progress(done, total, 0.0)
+        for c, first, count in need:
+            try:
+                results = source(first, count)
+            except KeyboardInterrupt:
+                raise _interrupted(opened[0][0].path, chunks) from None
+            for (d, cfg, _, _, _), res, t in zip(opened, results, todo):
+                if c not in t:
+                    continue
+                try:
+                    _write(d.path, cfg, cfg.to_json(), c, first, count, res)
+                except OSError as exc:
+                    raise RunError(_write_failure(d.path, cfg, exc)) from None
+                except KeyboardInterrupt:
+                    raise _interrupted(d.path, chunks) from None
+            del results
+            done += count
+            if progress:
+                progress(done, total, time.perf_counter() - t0)
+        elapsed = time.perf_counter() - t0
+        for (d, cfg, _, todo_list, manifest) in opened:
+            _close_run(d, cfg, manifest, elapsed, sum(count for _, _, count in todo_list))
+        return [o[4] for o in opened]
