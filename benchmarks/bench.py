@@ -18,6 +18,8 @@ Sections print their figures as they go (progress on stderr) and return a dict o
 - ``dask``: the local executor against Dask, and what one more chunk costs;
 - ``search``: the search player's speed and strength in duplicate, its exchange and void
   policies, a curve of strength against rollouts, and ``sichuan analyze``'s speed;
+- ``precision`` (only when named): a duplicate comparison's efficiency (variance and CPU per
+  wall) layer by layer, on the policy cells (``benchmarks.precision``);
 - ``draw-order`` (only when named): the per-seat draw order against the table order, the same
   seeds' hands under both (``benchmarks.draw_order``);
 - ``versus`` (only when named): this tree's engine speed against another commit's
@@ -874,10 +876,20 @@ def bench_draw_order(ctx: Context) -> Figures:
     return run(ctx, Figures, log)
 
 
+def bench_precision(ctx: Context) -> Figures:
+    """Issue 36: precision per CPU, layer by layer, on the policy cells (``benchmarks.precision``)."""
+    from benchmarks.precision import bench_precision as run
+
+    cells = [(rules, f"{part} {'expert' if field == EXPERT_FIELD else 'efficient'} field", arm, field)
+             for rules in ("battle", "flow") for part, _, in_expert, in_efficient in POLICY_ARMS
+             for field, arm in ((EXPERT_FIELD, in_expert), (EFFICIENT_FIELD, in_efficient))]
+    return run(ctx, Figures, log, cells)
+
+
 SECTIONS = {"evaluator": bench_evaluator, "engine": bench_engine, "ladder": bench_ladder, "policies": bench_policies,
             "runs": bench_runs, "dask": bench_dask, "search": bench_search, "versus": bench_versus,
-            "draw-order": bench_draw_order}
-# versus and draw-order: on request
+            "draw-order": bench_draw_order, "precision": bench_precision}
+# versus, draw-order and precision: on request
 DEFAULT_SECTIONS = ("evaluator", "engine", "ladder", "policies", "runs", "dask", "search")
 
 
