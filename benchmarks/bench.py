@@ -982,7 +982,7 @@ INTRO = """# Benchmarks
 `make bench` (that is, `.venv/bin/python -m benchmarks.bench`) measures the simulator and records
 the figures here, newest run first, against the project's targets. One section alone:
 `.venv/bin/python -m benchmarks.bench --only engine` (sections: `evaluator`, `engine`, `ladder`,
-`policies`, `runs`, `dask`, `search`, and on request `versus`; `--quick` for smaller sizes; `--help`). Each run appends an entry to
+`policies`, `runs`, `dask`, `search`, and on request `versus`, `precision` and `draw-order`; `--quick` for smaller sizes; `--help`). Each run appends an entry to
 `benchmarks/history.json`, from which this file is regenerated; "previous" is the most recent
 earlier entry of the same size (full or quick) that has the figure.
 
@@ -1038,6 +1038,18 @@ earlier entry of the same size (full or quick) that has the figure.
   of **engine**, the two trees measured alternately in one session, three rounds of two
   100,000-hand batches, best of each; the figure is new/old. A change not meant to change play
   keeps it at 0.97 or more.
+- **precision** (only with `--only precision`; issue 36): on the eight policy cells of
+  **policies** (seed 1, 40,000 walls a cell; 5,000 with `--quick`), `sichuan compare` four ways on
+  the same walls: plain duplicate (`--draw-order table --full-tables`), the per-seat draw order
+  alone, playing only where the arm differs alone, and both (the defaults). Efficiency = (variance
+  of the per-wall difference, plain / new) x (CPU seconds of the comparison's process per wall,
+  plain / new); the flow void cell in the expert field also gives the 2-core minutes a 95%
+  interval of full width 0.004 costs and the width 10 minutes buy.
+- **draw-order** (only with `--only draw-order`; issue 36): per preset, `greedy` and
+  `expert+void=random` on the same seeds under both draw orders (1M hands each; 100,000 with
+  `--quick`): the largest |z| of table minus seat over the summary figures (win rate, self-drawn
+  wins, fan, turns, pig rate, winners, each seat's net), and the smallest chi-square p of the tile
+  drawn at each of the first 40 draw indices in seat order (20,000 traced greedy hands).
 - **dask**: the same greedy hands through the local executor and `--executor dask` (a LocalCluster
   of one single-threaded worker per core), best of two runs each; the wall time one more chunk
   adds, from 200 small chunks against the default 100,000-hand chunks (fixed costs cancel).

@@ -66,8 +66,10 @@ def bench_precision(ctx, figures_cls, log, cells) -> dict:
             eff = (var_p / row["sd_diff"] ** 2) * (cpu_p / (cpu / walls))
             effs[name].append(eff)
             figs.add(f"{rules}_{label}_{name}", f"{rules}, {label}: {name}", eff, "x", 2,
-                     note=f"var ×{var_p / row['sd_diff'] ** 2:.2f}, CPU ×{cpu_p / (cpu / walls):.2f}, walls differed "
-                          f"{row.get('walls_differed_share') or 0:.1%}", grid=(table, f"{rules}, {label}", name))
+                     note=f"var ×{var_p / row['sd_diff'] ** 2:.2f}, CPU ×{cpu_p / (cpu / walls):.2f}"
+                          + (f", walls differed {row['walls_differed_share']:.1%}"
+                             if row.get("walls_differed_share") is not None else ""),
+                     grid=(table, f"{rules}, {label}", name))
         if label.startswith("void") and label.endswith("expert field") and rules == "flow":
             flow_void = got
     for name, values in effs.items():
