@@ -312,11 +312,15 @@ def run_shadowed(rules: RuleSet, field, arm, seed: int, first: int, n_items: int
         same = ~differed[:, r]
         h[same], s[same], w[same], p[same] = (a[same] for a in field_out)
         arms.append(BatchResult(hands, h, s, w, p, False, 1, measured))
-    for res in [field_res] + arms:
+    for k, res in enumerate([field_res] + arms):
         bad = np.flatnonzero(res.hand[:, rec.H_ERROR] != rec.ERR_NONE)
         if bad.size:
-            i = int(bad[0])
-            raise (StrategyAnswerError if int(res.hand[i, rec.H_ERROR]) in (rec.ERR_ILLEGAL, rec.ERR_VIEW_WRITE)
-                   else InvariantError)(describe_error(res.hand[i], int(hands[i]), [f"seat {s}" for s in range(4)],
-                                                       f"sichuan trace --seed {seed} --hand {int(hands[i])}"))
+            i, g = int(bad[0]), int(hands[bad[0]])
+            names = [field.canonical] * 4
+            if k:
+                names[k - 1] = arm.canonical
+            error = StrategyAnswerError if int(res.hand[i, rec.H_ERROR]) in (rec.ERR_ILLEGAL, rec.ERR_VIEW_WRITE) \
+                else InvariantError
+            raise error(describe_error(res.hand[i], g, names, trace_command(rules, seed, g, names,
+                                                                             draw_order=draw_order)))
     return field_res, arms, differed

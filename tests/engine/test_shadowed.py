@@ -60,3 +60,12 @@ def test_an_arm_equal_to_the_field_never_differs():
 def test_a_searching_seat_is_refused():
     with pytest.raises(ValueError, match="full-tables"):
         run_shadowed(preset("battle"), parse_seat("expert"), parse_seat("search"), 1, 0, 10)
+
+
+def test_an_illegal_answer_of_the_arm_names_its_table(tmp_path):
+    from simcore.runs.batch import StrategyAnswerError
+    from tests.support.bots import write_bots
+
+    bots = write_bots(tmp_path, "shadow_bots")
+    with pytest.raises(StrategyAnswerError, match=r"illegal answer .* reproduce with: sichuan trace --seats "):
+        run_shadowed(preset("battle"), parse_seat("greedy"), parse_seat(f"{bots}:cheater"), 1, 0, 50)
