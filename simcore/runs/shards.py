@@ -308,7 +308,6 @@ def batch_tables(res: BatchResult, strategies: list[str]) -> dict[str, pa.Table]
     s8, s16, s32 = _columns(res.seat.reshape(4 * n, res.seat.shape[2]), *_SEAT_FIELDS)
     (void, kind, pig, ready, kongs), (wins, first, fan), (net, base, *nets) = s8, s16, s32
     no_win = first < 0
-    uniq = list(dict.fromkeys(strategies))
     parts = seat_columns(strategies[:4])
     seat_hand = np.repeat(hands, 4)
     match, him = _match_columns(seat_hand, res)
@@ -317,7 +316,7 @@ def batch_tables(res: BatchResult, strategies: list[str]) -> dict[str, pa.Table]
         "match": match,
         "hand_in_match": him,
         "seat": _array(np.tile(np.arange(4, dtype=np.int8), n)),
-        "strategy": _dict(np.tile(np.array([uniq.index(s) for s in strategies[:4]], np.int8), n), uniq),
+        "strategy": _seat_label(n, list(strategies[:4])),
         **{col: _seat_label(n, [parts[s][i] for s in strategies[:4]]) for i, col in enumerate(POLICY_COLUMNS)},
         "dealer": _array((dealer[:, None] == np.arange(4, dtype=np.int8)).ravel()),
         "void_suit": _dict(void, SUITS, void == NO_VOID),
