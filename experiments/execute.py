@@ -210,9 +210,11 @@ def shadow_groups(spec: Spec, runs: list, layout: dict, full_tables: bool = Fals
     return groups
 
 
-def _play_group(exp_dir: Path, spec: Spec, group: dict, seed: int, draw_order: str, counts: dict) -> list[dict]:
+def _play_group(exp_dir: Path, spec: Spec, group: dict, seed: int, draw_order: str, counts: dict,
+                save: Callable[[], None]) -> list[dict]:
     """One shadowed arm's runs played together; ``counts[chunk]`` gets the walls on which any
-    rotation differed and each rotation's."""
+    rotation differed and each rotation's, and ``save`` keeps them before the chunk is written (a
+    chunk interrupted before its shards are complete is played, and counted, again)."""
     from simcore.runs.batch import run_shadowed
     from simcore.runs.runner import run_group
 
@@ -224,6 +226,7 @@ def _play_group(exp_dir: Path, spec: Spec, group: dict, seed: int, draw_order: s
         field, arms, differed = run_shadowed(arm.rules.rules, spec.field, arm.seat, seed, first, count,
                                              draw_order=draw_order)
         counts[str(chunk_of[first])] = [int(differed.any(axis=1).sum())] + [int(x) for x in differed.sum(axis=0)]
+        save()
         return (arms + [field])[:len(runs)]
 
     return run_group([(exp_dir / p.reldir, p.config) for p in runs], source)
@@ -236,6 +239,8 @@ def run_experiment(spec: Spec, out, hands: int | None = None, seed: int | None =
     the spec's (``seat`` unless it says) unless given. A duplicate arm that differs from the field
     plays only where its answers differ (``shadow_groups``); ``full_tables`` plays every rotation
     table in full."""
+    from simcore.contract.messages import one_line
+    from simcore.runs.batch import InvariantError, StrategyAnswerError
     from simcore.runs.runner import RunError, RunInterrupted, cpu_count, run
     from strategies.registry import StrategyError
 
@@ -278,11 +283,12 @@ def run_experiment(spec: Spec, out, hands: int | None = None, seed: int | None =
                 t1 = time.perf_counter()
                 counts = layout[g["arm"].name].setdefault("differed", {})
                 try:
-                    ms = _play_group(exp_dir, spec, g, seed, draw_order, counts)
+                    ms = _play_group(exp_dir, spec, g, seed, draw_order, counts,
+                                     lambda: d.write_manifest(manifest, allow_nan=False))
                 except RunInterrupted:
                     raise
-                except (RunError, StrategyError, ValueError) as exc:
-                    raise ExperimentError(f"arm {g['arm'].name}: {exc}") from None
+                except (RunError, StrategyError, StrategyAnswerError, InvariantError, ValueError) as exc:
+                    raise ExperimentError(f"arm {g['arm'].name}: {one_line(exc)}") from None
                 d.write_manifest(manifest, allow_nan=False)
                 if log:
                     walls = ms[0]["hands"]
@@ -291,6 +297,12 @@ def run_experiment(spec: Spec, out, hands: int | None = None, seed: int | None =
                     log(f"  [{i}/{steps}] arm {g['arm'].name}: {len(g['runs'])} tables of {walls:,} walls, "
                         + (f"played where it differs ({known:,} walls differed), {time.perf_counter() - t1:.1f} s"
                            if played else "already complete"))
+            for entry in layout.values():   # an arm with another's runs (the same seat and rules) has its counts
+                if not entry.get("differed"):
+                    twin = next((e for e in layout.values() if e is not entry and e.get("runs") == entry.get("runs")
+                                 and e.get("differed")), None)
+                    if twin is not None:
+                        entry["differed"] = twin["differed"]
             for i, p in enumerate(plain, len(groups) + 1):
                 t1 = time.perf_counter()
                 multi = len(p.config.chunks()) > 1

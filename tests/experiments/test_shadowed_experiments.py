@@ -3,6 +3,7 @@ item 2): the run directories hold exactly what playing every rotation table in f
 (--full-tables), the report is the same, and it says on how many walls each arm differed."""
 
 import json
+from dataclasses import replace
 
 import pyarrow.parquet as pq
 
@@ -65,3 +66,45 @@ def test_an_arm_that_rarely_changes_play_is_flagged():
     assert "warning: arm A answered differently from the field on 13 of 60,000 walls (0.02%): this parameter " \
            "rarely changes play" in text
     assert "arm B answered" not in text
+
+
+def test_an_illegal_answer_in_a_shadowed_arm_is_one_line(tmp_path):
+    from tests.support.bots import write_bots
+
+    bots = write_bots(tmp_path, "shadow_exp_bots")
+    res = run_cli("compare", f"{bots}:cheater", "greedy", "--hands", 50, "--out", tmp_path / "x", "-q", expect=2)
+    assert res.output.startswith("Error: arm A: strategy ") and "illegal answer" in res.output
+    assert res.output.count("\n") == 1
+
+
+def test_walls_differed_survive_an_interrupted_group(tmp_path, monkeypatch):
+    """Counts are saved per chunk: a group stopped after some chunks resumes with them."""
+    import experiments.execute as X
+    from simcore.runs import runner
+
+    spec = tmp_path / "shadow.toml"
+    spec.write_text(SPEC)
+    real = runner._write
+    calls = {"n": 0}
+
+    def stop_after_some(*a, **k):
+        calls["n"] += 1
+        if calls["n"] == 6:       # the second chunk of the first arm's group (five tables a chunk)
+            raise KeyboardInterrupt
+        return real(*a, **k)
+
+    real_plan = X.plan
+
+    def small_chunks(*a, **k):   # 100-wall chunks, so a group has three
+        runs, layout = real_plan(*a, **k)
+        return [replace(p, config=replace(p.config, chunk_hands=100)) for p in runs], layout
+
+    monkeypatch.setattr(X, "plan", small_chunks)
+    monkeypatch.setattr(runner, "_write", stop_after_some)
+    out = tmp_path / "i"
+    res = run_cli("experiment", "run", spec, "--out", out, "-q", "--workers", 1, expect=130)
+    assert "interrupted" in res.output
+    monkeypatch.setattr(runner, "_write", real)
+    rep = json.loads(run_cli("experiment", "run", spec, "--out", out, "-q", "--workers", 1, "--json").stdout)
+    assert all(r["walls_differed"] is not None for r in rep["rows"]), [r["walls_differed"] for r in rep["rows"]]
+    assert X.read_manifest(out)["layout"]["void"]["differed"].keys() == {"0", "1", "2"}
