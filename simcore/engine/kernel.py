@@ -2185,6 +2185,23 @@ def _init_header(S, R, seed, win_cap, pay_cap, check):
 
 
 @nb.njit(cache=True)
+def _store_strategies(S, at, fns):
+    """The twelve strategies' addresses (``nrt.strategy_addresses``) at S[at:at + 24], laid out as O_FNS."""
+    for i in range(12):
+        jit, c = strategy_addresses(fns[i])
+        S[at + 2 * i] = jit
+        S[at + 2 * i + 1] = c
+
+
+@nb.njit(cache=True)
+def _start_block(S, A, R, seed, win_cap, pay_cap, check, tab, fns, setup, rfns, arena):
+    """A batch block's S (and its arena A, ``_arena_len(arena)`` slots): header, players, arenas."""
+    _init_header(S, R, seed, win_cap, pay_cap, check)
+    _set_players(S, tab, fns, setup)
+    _set_arenas(S, A, rfns, arena)
+
+
+@nb.njit(cache=True)
 def _set_players(S, tab, fns, setup):
     """The table's and the twelve strategies' addresses into the header (``nrt``), and what every
     view holds for the whole block: the rules, and each seat's strategies' parameters and scratch
@@ -2192,10 +2209,7 @@ def _set_players(S, tab, fns, setup):
     and ``fns`` alive while S is used."""
     S[O_TAB] = address_of(data_ptr(tab))
     S[O_TAB_LEN] = tab.shape[0]
-    for i in range(12):
-        jit, c = strategy_addresses(fns[i])
-        S[O_FNS + 2 * i] = jit
-        S[O_FNS + 2 * i + 1] = c
+    _store_strategies(S, O_FNS, fns)
     for s in range(4):
         v = _v(s)
         for i in range(N_RULE_FIELDS):
@@ -2277,10 +2291,8 @@ def play_batch(tab, R, fns, setup, rfns, arena, seed, first, n_items, match_mode
     for b in nb.prange(n_blocks):
         S_own = np.zeros(s_len, np.int64)
         S = data_ptr(S_own)
-        _init_header(S, R, seed, I64(win_cap), I64(pay_cap), check)
-        _set_players(S, tab, fns, setup)
         A_own = np.zeros(_arena_len(arena), np.int64)
-        _set_arenas(S, data_ptr(A_own), rfns, arena)
+        _start_block(S, data_ptr(A_own), R, seed, I64(win_cap), I64(pay_cap), check, tab, fns, setup, rfns, arena)
         lo = b * BLOCK
         hi = min(lo + BLOCK, n_items)
         for item in range(lo, hi):
@@ -2348,15 +2360,9 @@ def play_shadowed(tab, R, fns, setup, rfns, arena, arm_fns, arm_setup, same, see
     for b in nb.prange(n_blocks):
         S_own = np.zeros(s_len, np.int64)
         S = data_ptr(S_own)
-        _init_header(S, R, seed, I64(win_cap), I64(pay_cap), check)
-        _set_players(S, tab, fns, setup)
         A_own = np.zeros(_arena_len(arena), np.int64)
-        _set_arenas(S, data_ptr(A_own), rfns, arena)
-        for g in range(3):
-            for r in range(4):
-                jit, c = strategy_addresses(arm_fns[g * 4 + r])
-                S[O_SH_FNS + 2 * (g * 4 + r)] = jit
-                S[O_SH_FNS + 2 * (g * 4 + r) + 1] = c
+        _start_block(S, data_ptr(A_own), R, seed, I64(win_cap), I64(pay_cap), check, tab, fns, setup, rfns, arena)
+        _store_strategies(S, O_SH_FNS, arm_fns)
         for i in range(vw.SETUP_LEN):
             S[O_SH_SETUP + i] = arm_setup[i]
         S[O_SH_SAME] = same
@@ -2401,10 +2407,8 @@ def play_fit(tab, R, fns, setup, rfns, arena, seed, first, n_items, sums):
     for b in nb.prange(n_blocks):
         S_own = np.zeros(s_len, np.int64)
         S = data_ptr(S_own)
-        _init_header(S, R, seed, ZERO, ZERO, False)
-        _set_players(S, tab, fns, setup)
         A_own = np.zeros(_arena_len(arena), np.int64)
-        _set_arenas(S, data_ptr(A_own), rfns, arena)
+        _start_block(S, data_ptr(A_own), R, seed, ZERO, ZERO, False, tab, fns, setup, rfns, arena)
         S[O_FIT] = address_of(data_ptr(sums[b]))
         for item in range(b * BLOCK, min(b * BLOCK + BLOCK, n_items)):
             S[O_G] = first + item

@@ -536,7 +536,8 @@ def run(run_dir: str | os.PathLike, cfg: RunConfig, workers: int | None = None, 
     run_dir = Path(run_dir).resolve()
     with ManagedDir(run_dir, "run directory", rio.MANIFEST, ".lock", RunError) as d:
         cfg, chunks, todo, manifest = _open_run(d, cfg)
-        done = [sum(count for c, _, count in chunks if c not in {x[0] for x in todo}) * cfg.hands_per_item]
+        to_play = {c for c, _, _ in todo}
+        done = [sum(count for c, _, count in chunks if c not in to_play) * cfg.hands_per_item]
         total = cfg.total_hands
         t0 = time.perf_counter()
         if progress:
