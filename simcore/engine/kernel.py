@@ -31,7 +31,7 @@ from simcore.contract import view as vw
 from simcore.contract.arena import AR_FNS, AR_HEADER, AR_LEN
 from simcore.contract.evaluate import CTX_EARTHLY, CTX_HEAVENLY, CTX_KONG_DISCARD, CTX_KONG_REPLACEMENT, CTX_LAST_TILE, CTX_ROBBING_KONG, CTX_SELF_DRAW, N_PATTERNS, POW5, base_of, moved_slots, ready_value, regular_shanten_codes, score_patterns, seven_pairs_from_slots, shift_code, slots2, suit_code, waits_mask
 from simcore.contract.nrt import address_of, as_float64, call_strategy, data_ptr, float64_ptr, float_bits, strategy_addresses, uint8_ptr, unowned, view_of
-from simcore.engine.luck import F13_LIVE, F14_WIN, F_PAY, N_FEATURES, index13, index14, tl_bucket
+from simcore.engine.luck import F13_LIVE, F13_VALUE, F14_WIN, F_DANGER, F_GIFT, F_PAY, N_FEATURES, index13, index14, tl_bucket
 from simcore.contract.records import CHOSE_KONG, CHOSE_PASS, CHOSE_PUNG, END_THREE_WON, END_WALL_EXHAUSTED, ERR_ILLEGAL, ERR_INVARIANT, ERR_NONE, ERR_VIEW_WRITE, EV_CHECK, EV_DISCARD, EV_DRAW, EV_END, EV_EXCHANGE, EV_KONG, EV_PASS_WIN, EV_PAYMENT, EV_PUNG, EV_VOID, EV_WIN, H_DEALER, H_END_REASON, H_ERR_ANSWER, H_ERR_QUESTION, H_ERR_SEAT, H_ERROR, H_EXCHANGE_DIR, H_N_EVENTS, H_N_PAYMENTS, H_N_WINS, H_NEXT_DEALER, H_TILES_LEFT, H_TURNS, H_WINNERS, INV_PAYMENTS, INV_READY_HINT, INV_VISIBLE, INV_TILES, INV_VOID_DISCARD, INV_VOID_WIN, INV_ZERO_SUM, KONG_ADDED, KONG_CONCEALED, KONG_EXPOSED, LOG_WIDTH, LW_EVENT, LW_FIELDS, LW_HAND, LW_MELD_KINDS, LW_MELD_TILES, LW_PASSED, LW_PATS, LW_WIN_BASE, LW_WIN_FAN, LW_WIN_N_MELDS, LW_WIN_TILES_LEFT, N_PAY_FIELDS, N_QUESTIONS, N_REASONS, N_SITUATIONS, N_WIN_FIELDS, P_AMOUNT, P_PAYEE, P_PAYER, P_REASON, REASON_KONG, REASON_LIABILITY, REASON_NOT_READY, REASON_PIG, REASON_REFUND, REASON_TRANSFER, REASON_WIN, S_ASKED, S_BASE, S_FAN, S_KONGS, S_LUCK_HI, S_LUCK_LO, S_NET, S_NET_REASON, S_PIG, S_READY, S_SCORE_BEFORE, S_SITUATION, S_VOID, S_WIN_KIND, S_WIN_ORDER, S_WINS, SIT_CLAIM_PUNG, SIT_CLAIM_PUNG_KONG, SIT_CLAIM_WIN, SIT_CLAIM_WIN_PUNG, SIT_CLAIM_WIN_PUNG_KONG, SIT_EXCHANGE, SIT_LOCKED_TURN, SIT_ROB, SIT_TURN_DISCARD, SIT_TURN_KONG, SIT_TURN_WIN, SIT_VOID, W_BASE, W_FAN, W_FROM, W_KIND, W_ORDER, W_PAID, W_PATTERNS, W_SEAT, W_TILE, W_TURN, WIN_DISCARD, WIN_KONG_REPLACEMENT, WIN_ROBBING_KONG, WIN_SELF_DRAW
 from simcore.contract.rng import STREAM_DIRECTION, STREAM_SEAT, STREAM_WALL, below, stream_key, stream_value
 from simcore.contract.rules import DRAW_ORDERS, check_draw_order
@@ -159,12 +159,12 @@ O_UNDRAWN = O_DISCARDED + 1   # [t] copies of t in the positions not yet drawn
 O_LUCK = O_UNDRAWN + N_KINDS  # [seat] the seat's luck so far (float64 bits)
 O_LK_KEY = O_LUCK + 4         # [seat] 1 + the suit codes and sets O_LK_WAITS was computed for (0: none)
 O_LK_WAITS = O_LK_KEY + 4     # [seat] its waits mask then
-O_LK_TMP = O_LK_WAITS + 4     # a hand's counts, for a hand the exchange would give a seat
-O_PHI = O_LK_TMP + N_KINDS    # fitting: [seat*N_FEATURES + i] the seat's features summed over its events (bits)
-O_PSI = O_PHI + 4 * N_FEATURES  # fitting: the same, each times the seat's net at the event (bits)
-O_NET2 = O_PSI + 4 * N_FEATURES  # fitting: [seat] the squares of its nets at its events, summed (bits)
+O_LK_AMT = O_LK_WAITS + 4     # [seat*N_KINDS + t] then: the base of its discard win on each wait t
+O_LK_CUR = O_LK_AMT + 4 * N_KINDS  # [seat] during one draw's luck: its waits mask, -1 if not ready
+O_LK_TMP = O_LK_CUR + 4       # a hand's counts, for a hand the exchange would give a seat
+O_PHI = O_LK_TMP + N_KINDS    # fitting: [seat*N_FEATURES + i] the seat's luck in feature i so far (bits)
 # shadowing an arm (only with O_SH_ON)
-O_SH_RP = O_NET2 + 4          # resume points passed so far
+O_SH_RP = O_PHI + 4 * N_FEATURES  # resume points passed so far
 O_SH_DONE = O_SH_RP + 1       # [seat] SH_ASKING, SH_SAME (the arm plays as the seat from here on) or SH_DIFFERED
 O_SH_K = O_SH_DONE + 4        # [seat] differed: the resume points passed before the question
 O_SH_ASKED = O_SH_K + 4       # [seat] bit g: the arm's group-g strategy has been asked
@@ -1116,64 +1116,41 @@ def _choose_voids(S):
 
 
 @nb.njit(cache=True, inline="always")
-def _w(S, i):
-    return as_float64(S[O_VALUE + i])
-
-
-@nb.njit(cache=True, inline="always")
-def _gain(S, seat, x):
-    S[O_LUCK + seat] = float_bits(as_float64(S[O_LUCK + seat]) + x)
-
-
-@nb.njit(cache=True, inline="always")
-def _fitting(S):
-    return S[O_FIT] != 0
+def _fit_term(S, seat, i, x):
+    """Fitting: the seat's luck in feature i gains x (``fit_hand``)."""
+    if S[O_FIT] != 0:
+        o = O_PHI + seat * N_FEATURES + i
+        S[o] = float_bits(as_float64(S[o]) + x)
 
 
 @nb.njit(cache=True, _nrt=False)
-def _fit_event(S, seat, i1, i2, x2, i3, x3):
-    """Fitting the value model: the seat's features at one event (one-hot ``i1``; ``x2`` at ``i2``
-    and ``x3`` at ``i3``, each if its index >= 0, all three different) into X'X, and into the
-    seat's sums that give X'y at the hand's end (``fit_hand``): the target is what the seat wins
-    from then on."""
-    F = float64_ptr(S[O_FIT])
-    net = float(S[O_NET + seat])
-    o = seat * N_FEATURES
-    S[O_NET2 + seat] = float_bits(as_float64(S[O_NET2 + seat]) + net * net)
-    idx = (i1, i2, i3)
-    val = (1.0, x2, x3)
-    for a in range(3):
-        if idx[a] < 0:
-            continue
-        S[O_PHI + o + idx[a]] = float_bits(as_float64(S[O_PHI + o + idx[a]]) + val[a])
-        S[O_PSI + o + idx[a]] = float_bits(as_float64(S[O_PSI + o + idx[a]]) + val[a] * net)
-        for b in range(3):
-            if idx[b] >= 0:
-                F[idx[a] * N_FEATURES + idx[b]] += val[a] * val[b]
+def _term(S, seat, i, x):
+    """The seat's luck gains x in feature i (x: the feature's value after the event less its mean
+    over the event's outcomes), weighted by the model; a fit keeps the feature's own sum."""
+    S[O_LUCK + seat] = float_bits(as_float64(S[O_LUCK + seat]) + as_float64(S[O_VALUE + i]) * x)
+    _fit_term(S, seat, i, x)
 
 
 @nb.njit(cache=True, _nrt=False)
 def fit_hand(S):
-    """Fitting, at a hand's end: X'y (after X'X in the fit sums) gains each seat's features at each
-    event times its target, its final net less its net then; then the targets' count, sum and sum
-    of squares (each event has exactly one one-hot feature: their sums count the events)."""
+    """Fitting, at a hand's end: each seat's luck per feature (its vector L) and its net go into
+    the fit sums: X'X += L L', X'y += L net, then the count, sum and sum of squares of the nets.
+    Least squares on these gives the weights that leave the least variance in net - w.L."""
     F = float64_ptr(S[O_FIT])
     off = N_FEATURES * N_FEATURES
     for s in range(4):
-        final = float(S[O_NET + s])
-        n = 0.0
-        nets = 0.0
+        net = float(S[O_NET + s])
+        o = O_PHI + s * N_FEATURES
         for i in range(N_FEATURES):
-            o = s * N_FEATURES + i
-            phi = as_float64(S[O_PHI + o])
-            psi = as_float64(S[O_PSI + o])
-            F[off + i] += final * phi - psi
-            if i != F14_WIN and i < F13_LIVE:   # the one-hot features
-                n += phi
-                nets += psi
-        F[off + N_FEATURES] += n
-        F[off + N_FEATURES + 1] += final * n - nets
-        F[off + N_FEATURES + 2] += final * final * n - 2.0 * final * nets + as_float64(S[O_NET2 + s])
+            li = as_float64(S[o + i])
+            if li == 0.0:
+                continue
+            F[off + i] += li * net
+            for j in range(N_FEATURES):
+                F[i * N_FEATURES + j] += li * as_float64(S[o + j])
+        F[off + N_FEATURES] += 1.0
+        F[off + N_FEATURES + 1] += net
+        F[off + N_FEATURES + 2] += net * net
 
 
 @nb.njit(cache=True, _nrt=False)
@@ -1207,17 +1184,37 @@ def _sh14(S, seat, t):
 
 @nb.njit(cache=True, _nrt=False)
 def _waits_if_ready(S, seat):
-    """The seat's waits mask when its tiles (3n+1) are ready, else -1; kept while its tiles and
-    sets stay the same."""
+    """The seat's waits mask when its tiles (3n+1) are ready, else -1; kept, with the base of a
+    discard win on each wait (``O_LK_AMT``), while its tiles and sets stay the same."""
     if _fast_shanten(S, seat) != 0:
         return MINUS_ONE
     o = O_CODES + seat * N_SUITS
     key = 1 + (S[o] | (S[o + 1] << 21) | (S[o + 2] << 42)) ^ (S[O_N_MELDS + seat] << 61)
     if S[O_LK_KEY + seat] != key:
-        S[O_LK_WAITS + seat] = waits_mask(_tab(S), view_of(S, O_HAND + seat * N_KINDS, N_KINDS), S[O_VOID + seat],
-                                          S[O_N_MELDS + seat], view_of(S, O_MELD_CNT + seat * N_KINDS, N_KINDS))
+        mask = waits_mask(_tab(S), view_of(S, O_HAND + seat * N_KINDS, N_KINDS), S[O_VOID + seat],
+                          S[O_N_MELDS + seat], view_of(S, O_MELD_CNT + seat * N_KINDS, N_KINDS))
+        S[O_LK_WAITS + seat] = mask
         S[O_LK_KEY + seat] = key
+        for t in range(N_KINDS):
+            if (mask >> t) & 1:
+                S[O_LK_AMT + seat * N_KINDS + t] = base_of(_fan_on(S, seat, I64(t), ZERO), view_of(S, O_RULES, N_RULE_FIELDS))
     return S[O_LK_WAITS + seat]
+
+
+@nb.njit(cache=True, inline="always")
+def _amt(S, seat, t):
+    """The base of the seat's discard win on t, if t is one of its waits (``O_LK_CUR``), else 0."""
+    mask = S[O_LK_CUR + seat]
+    return float(S[O_LK_AMT + seat * N_KINDS + t]) if mask >= 0 and (mask >> t) & 1 else 0.0
+
+
+@nb.njit(cache=True, _nrt=False)
+def _live_value(S, seat):
+    """The undrawn copies of the ready seat's waits, each times the base it would win on it."""
+    v = 0.0
+    for t in range(N_KINDS):
+        v += S[O_UNDRAWN + t] * _amt(S, seat, I64(t))
+    return v
 
 
 @nb.njit(cache=True, _nrt=False)
@@ -1238,58 +1235,97 @@ def _self_draw_amount(S, seat, t, sh):
     return float(base_of(fan, view_of(S, O_RULES, N_RULE_FIELDS)) + _r(S, R_SELF_DRAW_BONUS))
 
 
+@nb.njit(cache=True, inline="always")
+def _w(S, i):
+    return as_float64(S[O_VALUE + i])
+
+
+@nb.njit(cache=True, inline="always")
+def _gain(S, seat, x):
+    S[O_LUCK + seat] = float_bits(as_float64(S[O_LUCK + seat]) + x)
+
+
+@nb.njit(cache=True, _nrt=False)
+def _near_kinds(S, seat):
+    """Bit t: t is within two ranks of a non-void kind the seat holds. Any other kind leaves its
+    shanten as it is (a lone tile joins no set, pair or partial), so luck skips computing it."""
+    held = 0
+    for t in range(N_KINDS):
+        if S[O_HAND + seat * N_KINDS + t] and t // N_RANKS != S[O_VOID + seat]:
+            held |= 1 << t
+    near = 0
+    for suit in range(N_SUITS):
+        h = (held >> (suit * N_RANKS)) & 0x1FF
+        near |= ((h | (h << 1) | (h << 2) | (h >> 1) | (h >> 2)) & 0x1FF) << (suit * N_RANKS)
+    return near
+
+
 @nb.njit(cache=True, _nrt=False)
 def _luck_draw(S, seat, t):
     """The luck of the draw of t by ``seat`` (before it holds it; tiles left already counts the
-    draw): the drawer's V with t against its V over every undrawn kind, each other seat's V
-    through what a self-draw would make it pay and the copies of its waits the draw took or left
-    (this is estimation, not a rule: README, Luck-corrected duplicate)."""
+    draw), each feature's value with t less its mean over the undrawn tiles: the drawer's shanten
+    bucket, what a self-draw would pay it and what the tile would pay ready others on a discard;
+    for each other seat what the drawer's self-draw would make it pay and, when it is ready, the
+    copies of its waits the draw took or left, plain and times what each would pay it (this is
+    estimation, not a rule: README, Luck-corrected duplicate)."""
     left = tiles_left(S)
     total = float(left + 1)
     payers = float(_active_count(S) - 1)
-    mean = 0.0
+    for s in range(4):
+        S[O_LK_CUR + s] = MINUS_ONE if s == seat or S[O_OUT + s] else _waits_if_ready(S, I64(s))
+    sh13 = _fast_shanten(S, seat)
+    near = _near_kinds(S, seat)
+    ready = (S[O_LK_CUR] >= 0) | (S[O_LK_CUR + 1] >= 0) | (S[O_LK_CUR + 2] >= 0) | (S[O_LK_CUR + 3] >= 0)
+    gain = 0.0
     mean_amount = 0.0
-    got = 0.0
     got_amount = 0.0
-    sh_got = I64(0)
     for x in range(N_KINDS):
         u = S[O_UNDRAWN + x]
         if u == 0:
             continue
-        sh = _sh14(S, seat, I64(x))
+        sh = _sh14(S, seat, I64(x)) if (near >> x) & 1 else sh13
         amount = _self_draw_amount(S, seat, I64(x), sh)
-        v = _w(S, index14(sh, left)) + _w(S, F14_WIN) * amount * payers
-        mean += u * v
+        hit = (1.0 if x == t else 0.0) - u / total
+        i = index14(sh, left)
+        gain += _w(S, i) * hit
+        _fit_term(S, seat, i, hit)
+        if ready:
+            danger = 0.0
+            for s in range(4):
+                danger += _amt(S, I64(s), I64(x))
+            if danger != 0.0:
+                keep = ZERO if x // N_RANKS == S[O_VOID + seat] else (ONE if sh < sh13 else I64(2))
+                S[O_LK_TMP + x] = keep
+                gain += _w(S, F_DANGER + keep) * danger * hit
+                _fit_term(S, seat, F_DANGER + keep, danger * hit)
         mean_amount += u * amount
         if x == t:
-            got = v
             got_amount = amount
-            sh_got = sh
-    _gain(S, seat, got - mean / total)
+    _gain(S, seat, gain)
+    mean_amount /= total
+    _term(S, seat, F14_WIN, (got_amount - mean_amount) * payers)
     tl = tl_bucket(left)
     for s in range(4):
         if s == seat or S[O_OUT + s]:
             continue
-        gain = _w(S, F_PAY) * (got_amount - mean_amount / total)
-        mask = _waits_if_ready(S, I64(s))
-        took = float((mask >> t) & 1) if mask >= 0 else 0.0
+        _term(S, I64(s), F_PAY, got_amount - mean_amount)
+        mask = S[O_LK_CUR + s]
         if mask >= 0:
-            gain += _w(S, F13_LIVE + tl) * (_live(S, mask) / total - took)
-        _gain(S, I64(s), gain)
-        if _fitting(S):
-            if mask >= 0:
-                _fit_event(S, I64(s), index13(ZERO, left), F13_LIVE + tl, _live(S, mask) - took, F_PAY, got_amount)
-            else:
-                _fit_event(S, I64(s), index13(_fast_shanten(S, I64(s)), left), MINUS_ONE, 0.0, F_PAY, got_amount)
+            _term(S, I64(s), F13_LIVE + tl, _live(S, mask) / total - float((mask >> t) & 1))
+            _term(S, I64(s), F13_VALUE + tl, _live_value(S, I64(s)) / total - _amt(S, I64(s), t))
+            for x in range(N_KINDS):
+                a = _amt(S, I64(s), I64(x))
+                if a != 0.0 and S[O_UNDRAWN + x]:   # O_LK_TMP holds x's keep (set with its danger)
+                    hit = 1.0 if x == t else 0.0
+                    _term(S, I64(s), F_GIFT + S[O_LK_TMP + x], a * (hit - S[O_UNDRAWN + x] / total))
     S[O_UNDRAWN + t] -= 1
-    if _fitting(S):
-        _fit_event(S, seat, index14(sh_got, left), F14_WIN, got_amount * payers, MINUS_ONE, 0.0)
 
 
 @nb.njit(cache=True, _nrt=False)
-def _v_after_exchange(S, seat, d):
-    """V of the seat once the exchange in direction d has passed (its tiles less the three it
-    passes, plus the three it receives), with its features (one-hot, second index, its value)."""
+def _hand_after_exchange(S, seat, d):
+    """The seat's features once the exchange in direction d has passed (its tiles less the three
+    it passes, plus the three it receives): its one-hot index, and a second feature with its
+    value (-1 when none)."""
     h = O_HAND + seat * N_KINDS
     frm = (seat - d + 4) % 4
     for t in range(N_KINDS):
@@ -1312,33 +1348,24 @@ def _v_after_exchange(S, seat, d):
     sh = _shanten_of(S, c0, c1, c2, ZERO, n2, n1)
     left = tiles_left(S)
     if n % 3 == 2:   # the dealer
-        i = index14(sh, left)
-        x = 3.0 if sh < 0 else 0.0
-        return _w(S, i) + _w(S, F14_WIN) * x, i, F14_WIN if sh < 0 else MINUS_ONE, x
-    i = index13(sh, left)
+        return index14(sh, left), F14_WIN, 3.0 if sh < 0 else 0.0
     if sh != 0:
-        return _w(S, i), i, MINUS_ONE, 0.0
+        return index13(sh, left), MINUS_ONE, 0.0
     mask = waits_mask(_tab(S), hand, NO_VOID, ZERO, view_of(S, O_MELD_CNT + seat * N_KINDS, N_KINDS))
-    x = float(_live(S, mask))
-    j = F13_LIVE + tl_bucket(left)
-    return _w(S, i) + _w(S, j) * x, i, j, x
+    return index13(sh, left), F13_LIVE + tl_bucket(left), float(_live(S, mask))
 
 
 @nb.njit(cache=True, _nrt=False)
 def _luck_exchange(S, d):
-    """The luck of the exchange's direction d (each of +1, -1, +2 a third): each seat's V once the
-    tiles have passed, against its mean over the three directions (the passes are chosen first)."""
+    """The luck of the exchange's direction d (each of +1, -1, +2 a third): each seat's features
+    once the tiles have passed, less their mean over the three directions (the passes are chosen
+    first)."""
     for s in range(4):
-        mean = 0.0
-        got = 0.0
         for dd in (ONE, MINUS_ONE, I64(2)):
-            v, i1, i2, x2 = _v_after_exchange(S, I64(s), dd)
-            mean += v / 3.0
-            if dd == d:
-                got = v
-                if _fitting(S):
-                    _fit_event(S, I64(s), i1, i2, x2, MINUS_ONE, 0.0)
-        _gain(S, I64(s), got - mean)
+            i1, i2, x2 = _hand_after_exchange(S, I64(s), dd)
+            _term(S, I64(s), i1, (1.0 if dd == d else 0.0) - 1.0 / 3.0)
+            if i2 >= 0:
+                _term(S, I64(s), i2, x2 * ((1.0 if dd == d else 0.0) - 1.0 / 3.0))
 
 
 @nb.njit(cache=True, _nrt=False)

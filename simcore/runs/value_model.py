@@ -5,11 +5,12 @@ plays, shipped per preset in ``value_models.json`` beside this file, refitted by
     python -m simcore.runs.value_model --rules flow --hands 50000
 
 A fit plays hands from global index ``FIT_FIRST`` (2**40) on, a range no run reaches, so the
-weights never judge the walls they were fitted on; the features are recorded at every chance
-event, the target is what the seat wins from there to the hand's end. Luck-corrected estimates
-are unbiased whatever the weights (``luck``'s docstring); the fit only decides how much variance
-the correction removes, and the R² it reports is the share of the targets' variance the model
-explains.
+weights never judge the walls they were fitted on. Each seat's luck is linear in the weights,
+luck = w.L, where L_i sums feature i's centred values over the hand's chance events; the fit is
+the least-squares regression of each seat's net on its L, the weights that leave the least
+variance in net - luck. Luck-corrected estimates are unbiased whatever the weights (``luck``'s
+docstring); the fit only decides how much variance the correction removes, and the R² it reports
+is the share of the nets' variance that the correction removes on the hands fitted.
 """
 
 from __future__ import annotations
@@ -62,10 +63,10 @@ def fit(rules: RuleSet, seats: str = FIT_SEATS, hands: int = FIT_HANDS, draw_ord
     n, sy, syy = total[-3:]
     ridge = 1e-6 * max(np.trace(xtx) / N_FEATURES, 1.0)   # features no event had get weight 0
     w = np.linalg.solve(xtx + ridge * np.eye(N_FEATURES), xty)
-    sse = syy - 2 * w @ xty + w @ xtx @ w
+    sse = syy - 2 * w @ xty + w @ xtx @ w      # sum of (net - w.L)^2; L has mean zero
     sst = syy - sy * sy / n
-    return {"weights": [float(x) for x in w], "hash": weights_hash(w), "r2": float(1 - sse / sst),
-            "events": int(n), "hands": int(hands), "seats": specs[0].canonical if len(set(specs)) == 1 else seats,
+    return {"weights": [float(x) for x in w], "hash": weights_hash(w), "r2": float(1 - (sse - sy * sy / n) / sst),
+            "seat_hands": int(n), "hands": int(hands), "seats": specs[0].canonical if len(set(specs)) == 1 else seats,
             "draw_order": draw_order, "features": list(FEATURE_NAMES)}
 
 
@@ -105,7 +106,7 @@ def main(argv=None) -> int:
     for name in names:
         m = fit(preset(name), args.seats, args.hands)
         models["models"][name] = m
-        print(f"{name}: R² {m['r2']:.3f} over {m['events']:,} seat-events of {m['hands']:,} hands (hash {m['hash']})",
+        print(f"{name}: R² {m['r2']:.3f} over {m['hands']:,} hands (hash {m['hash']})",
               flush=True)
     Path(args.out).write_text(json.dumps(models, indent=1) + "\n")
     return 0
