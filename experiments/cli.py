@@ -16,6 +16,7 @@ from simcore.contract.messages import one_line as _one_line
 from simcore.cli import DRAW_ORDER_HELP, draw_order_option, full_names_option, name_table
 from simcore.contract.rules import DRAW_ORDERS
 from simcore.contract.rules import PRESETS
+from experiments.spec import ESTIMATORS
 
 
 class ExperimentCliError(click.ClickException):
@@ -43,17 +44,31 @@ def _check_vs(spec, vs):
 
 
 def _run_and_report(spec, out, hands, seed, workers, width, as_json, quiet, vs=None, full_names=False,
-                    draw_order=None, full_tables=False):
-    from experiments.execute import ExperimentError, run_experiment
+                    draw_order=None, full_tables=False, estimator=None, until_width=None, max_walls=None):
+    from experiments.execute import ExperimentError, record_until, run_experiment
     from experiments.report import build, dumps, format_text, save
+    from experiments.until import run_until
     from simcore.cli import exit_interrupted
     from simcore.runs.runner import RunInterrupted
 
     _check_vs(spec, vs)
+    until_width = until_width if until_width is not None else spec.until_width
+    max_walls = max_walls if max_walls is not None else spec.max_walls
+    if until_width is not None and spec.kind != "duplicate":
+        raise ExperimentCliError(f"--until-width sets the width of duplicate intervals; {spec.name} is a "
+                                 f"{spec.kind} experiment")
     try:
-        run_experiment(spec, out, hands=hands, seed=seed, workers=workers, log=_log(quiet), draw_order=draw_order,
-                       full_tables=full_tables)
-        rep = build(out, width=width, vs=vs)
+        def play(n):
+            run_experiment(spec, out, hands=n, seed=seed, workers=workers, log=_log(quiet), draw_order=draw_order,
+                           full_tables=full_tables, estimator=estimator)
+            return build(out, width=width, vs=vs)
+
+        if until_width is None:
+            rep = play(hands)
+        else:
+            until = run_until(play, until_width, hands or spec.hands, max_walls, log=_log(quiet))
+            record_until(out, until)
+            rep = build(out, width=width, vs=vs)
         save(out, rep)
     except RunInterrupted as exc:
         exit_interrupted(exc, quiet)
@@ -61,6 +76,23 @@ def _run_and_report(spec, out, hands, seed, workers, width, as_json, quiet, vs=N
         raise ExperimentCliError(_one_line(exc)) from None
     click.echo(dumps(rep) if as_json else format_text(rep, full_names))
     return rep
+
+
+def precision_options(f):
+    """--estimator, --until-width and --max-walls, shared by `experiment run` and `compare`."""
+    f = click.option("--max-walls", "max_walls", type=click.IntRange(min=1), default=None,
+                     help="With --until-width: never more walls than this (the report says which arms got there) "
+                          "[default: the spec's max_walls, else no cap].")(f)
+    f = click.option("--until-width", "until_width", type=click.FloatRange(min=0, min_open=True), default=None,
+                     metavar="W", help="Play until every arm's 95% interval has full width <= W: --hands walls as a "
+                                       "pilot, then the walls the pilot says W needs (x1.2), in one fixed second "
+                                       "stage [default: the spec's until_width, else stop at --hands].")(f)
+    f = click.option("--estimator", type=click.Choice(ESTIMATORS), default=None,
+                     help="The main difference: luck (each net less the seat's luck, measured with the shipped "
+                          "value model: unbiased, narrower) or plain (nets as they are; no luck measured, "
+                          "cheaper per wall). The luck report gives the plain one too [default: the spec's, "
+                          "else luck].")(f)
+    return f
 
 
 CONTEXT_SETTINGS = dict(help_option_names=["-h", "--help"], max_content_width=100)
@@ -117,8 +149,10 @@ experiment.help = experiment.help.replace("    {shipped}", name_table(_shipped()
 @click.option("--draw-order", "draw_order", type=click.Choice(DRAW_ORDERS), default=None,
               help=DRAW_ORDER_HELP + " [default: the spec's draw_order, else seat]")
 @click.option("--full-tables", is_flag=True, help=FULL_TABLES_HELP)
+@precision_options
 @full_names_option
-def run_cmd(spec_name, hands, seed, out, workers, width, vs, as_json, quiet, draw_order, full_tables, full_names):
+def run_cmd(spec_name, hands, seed, out, workers, width, vs, as_json, quiet, draw_order, full_tables, estimator,
+            until_width, max_walls, full_names):
     """Run the experiment SPEC (a TOML file, or a shipped name such as `exchange`) into DIR and
     print its report.
 
@@ -136,7 +170,8 @@ def run_cmd(spec_name, hands, seed, out, workers, width, vs, as_json, quiet, dra
     except SpecError as exc:
         raise ExperimentCliError(_one_line(exc)) from None
     _run_and_report(spec, out, hands, seed, workers, width, as_json, quiet, vs=vs, full_names=full_names,
-                    draw_order=draw_order, full_tables=full_tables)
+                    draw_order=draw_order, full_tables=full_tables, estimator=estimator, until_width=until_width,
+                    max_walls=max_walls)
 
 
 @experiment.command("report")
@@ -191,9 +226,10 @@ def list_cmd():
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines on stderr.")
 @draw_order_option("seat")
 @click.option("--full-tables", is_flag=True, help=FULL_TABLES_HELP)
+@precision_options
 @full_names_option
 def compare(a, b, rules_spec, sets, hands, seed, out, workers, width, as_json, quiet, draw_order, full_tables,
-            full_names):
+            estimator, until_width, max_walls, full_names):
     """Head-to-head in duplicate: seat spec A, 1 vs 3 against a field of B.
 
     A sits at each seat in turn against three B on the same walls; the difference from B
@@ -229,7 +265,8 @@ def compare(a, b, rules_spec, sets, hands, seed, out, workers, width, as_json, q
         out = tmp
     try:
         _run_and_report(spec, out, hands, seed, workers, width, as_json, quiet, full_names=full_names,
-                        draw_order=draw_order, full_tables=full_tables)
+                        draw_order=draw_order, full_tables=full_tables, estimator=estimator, until_width=until_width,
+                        max_walls=max_walls)
     finally:
         if tmp is not None:
             shutil.rmtree(tmp, ignore_errors=True)

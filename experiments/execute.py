@@ -46,13 +46,26 @@ def duplicate_seats(field, arm_seat, rotation: int) -> tuple:
     return tuple(seats)
 
 
-def plan(spec: Spec, hands: int, seed: int, draw_order: str | None = None) -> tuple[list[PlannedRun], dict]:
-    """The unique runs of an experiment and, per arm (rotation order) or cell, their directories."""
+def plan(spec: Spec, hands: int, seed: int, draw_order: str | None = None,
+         estimator: str | None = None) -> tuple[list[PlannedRun], dict]:
+    """The unique runs of an experiment and, per arm (rotation order) or cell, their directories.
+    With the luck estimator (duplicate experiments' default) every run measures luck with the
+    shipped value model of its rules."""
     from simcore.runs.runner import RunConfig
+    from simcore.runs.value_model import shipped
 
     runs: list[PlannedRun] = []
     by_identity: dict[str, str] = {}
     order = draw_order or spec.draw_order
+    luck = spec.kind == "duplicate" and (estimator or spec.estimator) == "luck"
+
+    def model(rules):
+        if not luck:
+            return None
+        try:
+            return shipped(rules)[1]
+        except ValueError as exc:
+            raise ExperimentError(str(exc)) from None
 
     def add(reldir: str, cfg, label: str) -> str:
         key = json.dumps(cfg.to_json(), sort_keys=True)
@@ -68,7 +81,7 @@ def plan(spec: Spec, hands: int, seed: int, draw_order: str | None = None) -> tu
             dirs = []
             for r in range(4):
                 cfg = RunConfig(arm.rules.rules, duplicate_seats(spec.field, arm.seat, r), seed, "hands", hands,
-                                draw_order=order)
+                                draw_order=order, value_model=model(arm.rules.rules))
                 dirs.append(add(f"{arm.name}/rot-{r}", cfg, f"arm {arm.name} rotation {r}"))
             layout[arm.name] = {"seat": arm.seat.canonical, "rules": arm.rules.to_json(), "rules_label": arm.rules.label,
                                 "runs": dirs}
@@ -133,7 +146,8 @@ def write_json(path: Path, data: dict) -> None:
     files.write_json(path, data, allow_nan=False)
 
 
-def _check_existing(d: files.ManagedDir, spec: Spec, hands: int, seed: int, draw_order: str) -> dict | None:
+def _check_existing(d: files.ManagedDir, spec: Spec, hands: int, seed: int, draw_order: str,
+                    estimator: str) -> dict | None:
     exp_dir = d.path
     old = d.existing(read_manifest)
     if old is None:
@@ -147,6 +161,10 @@ def _check_existing(d: files.ManagedDir, spec: Spec, hands: int, seed: int, draw
     if old.get("draw_order", "table") != draw_order:   # experiments before draw orders drew in table order
         raise ExperimentError(f"{exp_dir} holds this experiment drawn in {old.get('draw_order', 'table')} order, "
                               f"not {draw_order}; use a new --out directory")
+    had = old.get("estimator", "plain") if spec.kind == "duplicate" else estimator   # before luck: plain
+    if had != estimator:
+        raise ExperimentError(f"{exp_dir} holds this experiment with the {had} estimator, not {estimator}; "
+                              "use a new --out directory (the luck estimator's report gives the plain one too)")
     if hands < old["hands"]:
         raise ExperimentError(f"{exp_dir} already holds {old['hands']:,} {_unit(spec)}; --hands may only grow "
                               "(it extends the experiment); `sichuan experiment report` prints it")
@@ -221,10 +239,11 @@ def _play_group(exp_dir: Path, spec: Spec, group: dict, seed: int, draw_order: s
     arm = group["arm"]
     runs = group["runs"]
     chunk_of = {first: c for c, first, _ in runs[0].config.chunks()}
+    weights = runs[0].config.value_weights()
 
     def source(first: int, count: int):
         field, arms, differed = run_shadowed(arm.rules.rules, spec.field, arm.seat, seed, first, count,
-                                             draw_order=draw_order)
+                                             draw_order=draw_order, value_weights=weights)
         counts[str(chunk_of[first])] = [int(differed.any(axis=1).sum())] + [int(x) for x in differed.sum(axis=0)]
         save()
         return (arms + [field])[:len(runs)]
@@ -232,13 +251,44 @@ def _play_group(exp_dir: Path, spec: Spec, group: dict, seed: int, draw_order: s
     return run_group([(exp_dir / p.reldir, p.config) for p in runs], source)
 
 
+def luck_cost(spec: Spec, walls: int, seed: int, draw_order: str) -> dict:
+    """The CPU the luck terms cost, measured: the field's table under the reference rules played on
+    the same walls (at most ``COST_WALLS``) with and without measuring luck, one thread each, so a
+    report can give the CPU per wall of both estimators."""
+    import numba
+
+    from simcore.runs.batch import run_batch
+    from simcore.runs.value_model import shipped
+    from strategies.registry import seat_functions
+
+    rules = next(a for a in spec.arms if a.name == spec.baseline).rules.rules
+    fns = seat_functions([spec.field] * 4)
+    n = min(walls, COST_WALLS)
+    w = shipped(rules)[0]
+    threads = numba.get_num_threads()
+    numba.set_num_threads(1)
+    try:
+        run_batch(rules, fns, seed, 0, min(n, 50), draw_order=draw_order, value_weights=w)   # compiled before timing
+        t0 = time.process_time()
+        run_batch(rules, fns, seed, 0, n, draw_order=draw_order)
+        t1 = time.process_time()
+        run_batch(rules, fns, seed, 0, n, draw_order=draw_order, value_weights=w)
+        t2 = time.process_time()
+    finally:
+        numba.set_num_threads(threads)
+    return {"walls": n, "plain_seconds": round(t1 - t0, 4), "luck_seconds": round(t2 - t1, 4)}
+
+
+COST_WALLS = 4000
+
+
 def run_experiment(spec: Spec, out, hands: int | None = None, seed: int | None = None, workers: int | None = None,
                    log: Callable[[str], None] | None = None, draw_order: str | None = None,
-                   full_tables: bool = False) -> dict:
-    """Play every missing run of the experiment into ``out``; returns the manifest. ``draw_order``:
-    the spec's (``seat`` unless it says) unless given. A duplicate arm that differs from the field
-    plays only where its answers differ (``shadow_groups``); ``full_tables`` plays every rotation
-    table in full."""
+                   full_tables: bool = False, estimator: str | None = None) -> dict:
+    """Play every missing run of the experiment into ``out``; returns the manifest. ``draw_order``
+    and ``estimator``: the spec's (``seat`` and ``luck`` unless it says) unless given. A duplicate
+    arm that differs from the field plays only where its answers differ (``shadow_groups``);
+    ``full_tables`` plays every rotation table in full."""
     from simcore.contract.messages import one_line
     from simcore.runs.batch import InvariantError, StrategyAnswerError
     from simcore.runs.runner import RunError, RunInterrupted, cpu_count, run
@@ -247,15 +297,16 @@ def run_experiment(spec: Spec, out, hands: int | None = None, seed: int | None =
     hands = spec.hands if hands is None else int(hands)
     seed = spec.seed if seed is None else int(seed)
     draw_order = draw_order or spec.draw_order
+    estimator = (estimator or spec.estimator) if spec.kind == "duplicate" else "plain"
     if hands <= 0:
         raise ExperimentError(f"--hands must be positive, got {hands}")
     exp_dir = Path(out)
-    _check_seats(plan(spec, hands, seed, draw_order)[0])
+    _check_seats(plan(spec, hands, seed, draw_order, estimator)[0])
     pool = None
     with files.ManagedDir(exp_dir, "experiment directory", MANIFEST, ".experiment.lock", ExperimentError) as d:
         try:
-            old = _check_existing(d, spec, hands, seed, draw_order)
-            runs, layout = plan(spec, hands, seed, draw_order)
+            old = _check_existing(d, spec, hands, seed, draw_order, estimator)
+            runs, layout = plan(spec, hands, seed, draw_order, estimator)
             groups = shadow_groups(spec, runs, layout, full_tables)
             for name, entry in layout.items():   # where rotations differed, by chunk (kept across sessions)
                 old_entry = ((old or {}).get("layout") or {}).get(name) or {}
@@ -266,6 +317,9 @@ def run_experiment(spec: Spec, out, hands: int | None = None, seed: int | None =
             manifest = {
                 "format": FORMAT, "version": VERSION, "package_version": __version__,
                 "spec": spec.to_json(), "seed": seed, "hands": hands, "draw_order": draw_order,
+                **({"estimator": estimator} if spec.kind == "duplicate" else {}),
+                "cores": workers or cpu_count(),
+                **({"luck_cost": old["luck_cost"]} if old and "luck_cost" in old else {}),
                 "layout": layout, "runs": {p.reldir: p.config.to_json() for p in runs},
                 "complete": False,
                 "timings": d.timings(old),
@@ -321,6 +375,8 @@ def run_experiment(spec: Spec, out, hands: int | None = None, seed: int | None =
                     rate = m["timings"].get("last_session_hands_per_second")
                     done = "already complete" if not rate else f"{rate:,.0f} hands/s"
                     log(f"  [{i}/{steps}] {p.label}: {m['hands']:,} hands, {secs:.1f} s ({done})")
+            if estimator == "luck" and "luck_cost" not in manifest:
+                manifest["luck_cost"] = luck_cost(spec, hands, seed, draw_order)
             manifest["complete"] = True
             d.end_session(manifest["timings"], time.perf_counter() - t0)
             d.write_manifest(manifest, allow_nan=False)
@@ -328,6 +384,14 @@ def run_experiment(spec: Spec, out, hands: int | None = None, seed: int | None =
         finally:
             if pool is not None:
                 pool.shutdown(wait=True, cancel_futures=True)
+
+
+def record_until(exp_dir, until: dict) -> None:
+    """Keep the record of a run that stopped at the precision asked in experiment.json (the report
+    rebuilt later gives it too)."""
+    manifest = read_manifest(exp_dir)
+    manifest["until"] = until
+    write_json(Path(exp_dir) / MANIFEST, manifest)
 
 
 def run_dirs(exp_dir, manifest: dict) -> dict:

@@ -34,6 +34,8 @@ def build(exp_dir, width: float | None = None, vs: str | None = None) -> dict:
 
         rep = cells_report(exp_dir, manifest=manifest)
     rep["directory"] = str(exp_dir)
+    if manifest.get("until"):
+        rep["until"] = manifest["until"]
     rep["draw_order"] = manifest.get("draw_order", "table")   # experiments before draw orders drew in table order
     rep["command"] = command_line(manifest, exp_dir, vs=rep.get("reference"))
     rep["package_version"] = manifest.get("package_version")
@@ -47,6 +49,9 @@ def command_line(manifest: dict, exp_dir, vs: str | None = None) -> str:
     name = spec["name"] if src == f"experiments/{spec['name']}.toml" else src
     order = manifest.get("draw_order", "table")
     order_opt = f" --draw-order {order}" if order != spec.get("default_draw_order", "seat") else ""
+    est = manifest.get("estimator")
+    if est is not None and est != spec.get("default_estimator", "plain"):
+        order_opt += f" --estimator {est}"
     if spec.get("compare"):
         c = spec["compare"]
         rules = f" --rules {c['rules']}" if c.get("rules") not in (None, "battle") else ""
@@ -154,22 +159,42 @@ def _format_duplicate(rep: dict, full_names: bool = False) -> str:
         lines.append(f"sweep {sw['name']}: {sw['seat']} with {{}} = "
                      + ", ".join(_value(v) for v in sw["values"]) + f" (arms {', '.join(sw['arms'])})")
     lines.append("")
-    header = ["arm", "rules", "net/hand vs field [95% CI]", f"diff vs {ref} [95% CI, paired]",
-              "unpaired +-", "var removed", f"walls for width {rep['width']:g}", f"hands for width {rep['width']:g}",
-              "hands played", "walls differed"]
+    luck = rep.get("estimator") == "luck"
+    header = ["arm", "rules", "net/hand vs field [95% CI]",
+              f"diff vs {ref} [95% CI, paired{', luck-corrected' if luck else ''}]"]
+    header += ["plain diff [95% CI]", "var factor"] if luck else []
+    header += ["unpaired +-", "var removed", f"walls for width {rep['width']:g}", f"hands for width {rep['width']:g}",
+               "hands played", "walls differed"]
     rows = []
     for r in rep["rows"]:
         if r.get("reference", r["baseline"]):
             diff, unp, rem, walls, hands = "(baseline)" if ref == rep["baseline"] else "(reference)", "", "", "", ""
+            plain = factor = ""
         else:
             diff = f"{_num(r['diff'])} {_ci(r['diff_low'], r['diff_high'])}"
+            plain = f"{_num(r.get('diff_plain'))} {_ci(r.get('diff_plain_low'), r.get('diff_plain_high'))}"
+            factor = _num(r.get("variance_factor"), "{:.2f}x")
             unp = _num(r["unpaired_half_width"], "{:.3f}")
             rem = _num(r["variance_removed"], "{:.1%}")
             walls = "n/a" if r["walls_needed"] is None else f"{r['walls_needed']:,}"
             hands = "n/a" if r["hands_needed"] is None else f"{r['hands_needed']:,}"
-        rows.append([r["arm"], r["rules"], f"{_num(r['score'])} {_ci(r['score_low'], r['score_high'])}", diff, unp,
-                     rem, walls, hands, f"{rep['hands_played']:,}", _differed(r)])
-    lines += _table(header, rows, right={2, 3, 4, 5, 6, 7, 8, 9})
+        rows.append([r["arm"], r["rules"], f"{_num(r['score'])} {_ci(r['score_low'], r['score_high'])}", diff]
+                    + ([plain, factor] if luck else [])
+                    + [unp, rem, walls, hands, f"{rep['hands_played']:,}", _differed(r)])
+    lines += _table(header, rows, right=set(range(2, len(header))))
+    cpu = rep["rows"][0] if rep["rows"] else {}
+    if cpu.get("cpu_per_wall_luck") or cpu.get("cpu_per_wall_plain"):
+        ms = lambda x: "n/a" if x is None else f"{1000 * x:.2f} ms"   # noqa: E731
+        lines.append(f"CPU per wall: {ms(cpu.get('cpu_per_wall_luck'))} with luck measured, "
+                     f"{ms(cpu.get('cpu_per_wall_plain'))} plain")
+    if rep.get("until"):
+        u = rep["until"]
+        reached = [a for a, ok in u["reached"].items() if ok]
+        missed = [a for a, ok in u["reached"].items() if not ok]
+        lines.append(f"until width {u['width']:g}: a pilot of {u['pilot_walls']:,} walls planned {u['planned_walls']:,}"
+                     + (f" (capped by --max-walls {u['max_walls']:,})" if u.get("capped") else "")
+                     + f"; {len(reached)} of {len(u['reached'])} arms reached it"
+                     + (f" (not: {', '.join(missed)})" if missed else ""))
     for r in rep["rows"]:
         share = r.get("walls_differed_share")
         if r["seat"] != rep["field"] and share is not None and share < RARELY:

@@ -34,6 +34,7 @@ KINDS = ("duplicate", "cells")
 SECTIONS = ("pigs", "spread", "matches", "reasons", "patterns", "ends")
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 DEFAULT_WIDTH = 0.1
+ESTIMATORS = ("luck", "plain")   # duplicate's main difference: luck-corrected (net - luck) or plain net
 
 
 class SpecError(ValueError):
@@ -109,6 +110,9 @@ class Spec:
     loss_threshold: int = 50
     compare: dict | None = None     # set by `sichuan compare`: {"a", "b", "rules", "sets"}
     draw_order: str = "seat"        # RULES.md: Rulings where the documents are silent, draw order
+    estimator: str = "luck"         # duplicate: the main difference, luck-corrected or plain (README: Luck-corrected duplicate)
+    until_width: float | None = None  # duplicate: play until every arm's interval is this wide (README: Runs that stop)
+    max_walls: int | None = None    # ... or until this many walls
     raw: dict = dc_field(default_factory=dict, compare=False)
 
     def identity(self) -> dict:
@@ -127,6 +131,8 @@ class Spec:
         d = self.identity()
         d.update(description=self.description, source=self.source, default_seed=self.seed,
                  default_hands=self.hands, width=self.width, default_draw_order=self.draw_order)
+        if self.kind == "duplicate":
+            d.update(default_estimator=self.estimator, until_width=self.until_width, max_walls=self.max_walls)
         if self.kind == "duplicate":
             d["arms"] = [{**a, "rules_label": arm.rules.label, **({"sweep": arm.sweep} if arm.sweep else {})}
                          for a, arm in zip(d["arms"], self.arms)]
@@ -296,7 +302,17 @@ def parse_spec(data: dict, source: str = "<spec>", base_dir: Path | None = None,
 
 def _parse_duplicate(data: dict, common: dict, source: str, base_dir: Path, strategy_dir: Path | None = None) -> Spec:
     _check_keys(data, {"name", "kind", "description", "seed", "hands", "width", "rules", "sets", "field",
-                       "arms", "baseline", "draw_order"}, source, "")
+                       "arms", "baseline", "draw_order", "estimator", "until_width", "max_walls"}, source, "")
+    estimator = data.get("estimator", "luck")
+    if estimator not in ESTIMATORS:
+        raise _err(source, "estimator", f"{estimator!r} is not an estimator: use {' or '.join(map(repr, ESTIMATORS))}")
+    until = data.get("until_width")
+    if until is not None and (isinstance(until, bool) or not isinstance(until, (int, float)) or not until > 0):
+        raise _err(source, "until_width", f"expected a positive number (points per hand), got {until!r}")
+    max_walls = data.get("max_walls")
+    if max_walls is not None and (isinstance(max_walls, bool) or not isinstance(max_walls, int) or max_walls < 1):
+        raise _err(source, "max_walls", f"expected a positive whole number of walls, got {max_walls!r}")
+    common.update(estimator=estimator, until_width=None if until is None else float(until), max_walls=max_walls)
     rules = _rules(data.get("rules"), data.get("sets"), base_dir, source, "")
     field_seat = _seat(_str(data, "field", source, required=True), source, "field", strategy_dir)
     arms_d = data.get("arms")

@@ -51,6 +51,7 @@ class RunConfig:
     chunk_hands: int = DEFAULT_CHUNK_HANDS
     names: tuple | None = None      # the seats' text as a run recorded it (a resume keeps writing it)
     draw_order: str = "table"       # RULES.md: Rulings where the documents are silent, draw order (not a rule: the same game)
+    value_model: str | None = None  # the hash of the shipped value model the hands measure luck with (None: no luck)
 
     def __post_init__(self):
         check_draw_order(self.draw_order)
@@ -92,9 +93,26 @@ class RunConfig:
         return [(c, c * k, min(k, self.n - c * k)) for c in range((self.n + k - 1) // k)]
 
     def identity(self) -> dict:
-        """Everything that must match to resume or extend a run."""
-        return {"rules": {"preset": self.rules.preset, "options": self.rules.options()}, "seats": list(self.seat_names),
-                "seed": self.seed, "mode": self.mode, "chunk_hands": self.chunk_hands, "draw_order": self.draw_order}
+        """Everything that must match to resume or extend a run (``value_model`` only when luck
+        is measured, so runs without it keep the identity they had)."""
+        d = {"rules": {"preset": self.rules.preset, "options": self.rules.options()}, "seats": list(self.seat_names),
+             "seed": self.seed, "mode": self.mode, "chunk_hands": self.chunk_hands, "draw_order": self.draw_order}
+        if self.value_model:
+            d["value_model"] = self.value_model
+        return d
+
+    def value_weights(self):
+        """The value model's weights the hands measure luck with (None without luck); refused in
+        one line when the shipped model is not the one recorded."""
+        if not self.value_model:
+            return None
+        from simcore.runs.value_model import shipped
+
+        w, h = shipped(self.rules)
+        if h != self.value_model:
+            raise RunError(f"this run measures luck with value model {self.value_model}, but the shipped model for "
+                           f"{self.rules.preset} is {h} (refitted since): use a new directory, or the plain estimator")
+        return w
 
     def to_json(self) -> dict:
         return {**self.identity(), "n": self.n}
@@ -105,7 +123,8 @@ class RunConfig:
         with user files at their recorded absolute paths (``simcore.inspection.run_hands``)."""
         rules = apply_overrides(preset(d["rules"]["preset"]), d["rules"]["options"])
         return RunConfig(rules, tuple(seats if seats is not None else d["seats"]), int(d["seed"]), d["mode"],
-                         int(d["n"]), int(d["chunk_hands"]), draw_order=d.get("draw_order", "table"))
+                         int(d["n"]), int(d["chunk_hands"]), draw_order=d.get("draw_order", "table"),
+                         value_model=d.get("value_model"))
 
 
 def cpu_count() -> int:
@@ -146,7 +165,7 @@ def _play(run_dir, cfg: RunConfig, fns: tuple, first: int, count: int, threads: 
         numba.set_num_threads(max(1, min(threads, numba.config.NUMBA_NUM_THREADS)))
         return run_batch(cfg.rules, fns, cfg.seed, first, count, cfg.match_mode, check=check,
                          seat_names=list(cfg.seat_names), trace_hint=lambda g: _trace_hint(Path(run_dir), cfg, g),
-                         draw_order=cfg.draw_order)
+                         draw_order=cfg.draw_order, value_weights=cfg.value_weights())
 
 
 def _write(run_dir, cfg: RunConfig, config: dict, chunk: int, first: int, count: int, res) -> None:
@@ -369,6 +388,12 @@ def _check_existing(d: ManagedDir, cfg: RunConfig) -> dict | None:
         theirs["rules"] = dict(theirs["rules"], options={**{k: defaults[k] for k in mine["rules"]["options"]
                                                             if k in defaults}, **theirs["rules"]["options"]})
     _check_same_seats(run_dir, old, cfg)
+    had = old.get("config", {}).get("value_model")
+    if had != cfg.value_model:
+        raise RunError(f"{run_dir} holds a run " + (f"that measures luck with value model {had}" if had else
+                                                   "that measures no luck")
+                       + (f", not with {cfg.value_model}" if cfg.value_model else ", not a run without luck")
+                       + "; use a new --out directory")
     for key in ("rules", "seed", "mode", "chunk_hands", "draw_order"):
         if theirs[key] != mine[key]:
             what = {"rules": "a different rule set", "seats": "different seats", "seed": "a different seed",

@@ -157,20 +157,30 @@ def test_paired_statistics_match_their_definitions(exps):
     rep = build(d, width=0.5)
     nets = seat_nets(d)
     sc = scores(d)
+    corrected = scores(d, corrected=True)
     walls = len(sc)
     base = rep["baseline"]
+    assert rep["estimator"] == "luck" and corrected.notna().all().all()
     for row in rep["rows"]:
         arm = row["arm"]
         diff = sc[arm] - sc[base]
         sd = diff.std(ddof=1)
-        assert row["diff"] == pytest.approx(diff.mean())
-        assert row["diff_high"] - row["diff"] == pytest.approx(Z95 * sd / math.sqrt(walls))
+        assert row["diff_plain"] == pytest.approx(diff.mean())
+        assert row["diff_plain_high"] - row["diff_plain"] == pytest.approx(Z95 * sd / math.sqrt(walls))
+        assert row["sd_diff_plain"] == pytest.approx(sd, abs=1e-12)
+        # the main difference is the luck-corrected one: nets less luck, paired the same way
+        cdiff = corrected[arm] - corrected[base]
+        assert row["diff"] == pytest.approx(cdiff.mean(), abs=1e-12)
+        assert row["diff_high"] - row["diff"] == pytest.approx(Z95 * cdiff.std(ddof=1) / math.sqrt(walls), abs=1e-12)
+        if arm != base:
+            assert row["variance_factor"] == pytest.approx(sd ** 2 / cdiff.var(ddof=1))
+            sd = cdiff.std(ddof=1)   # walls needed follow the main difference
         var_a = np.var(nets[arm].to_numpy().ravel(), ddof=1)
         var_b = np.var(nets[base].to_numpy().ravel(), ddof=1)
         var_unp = (var_a + var_b) / 4
         assert row["var_unpaired"] == pytest.approx(var_unp)
         if arm != base:
-            assert row["variance_removed"] == pytest.approx(1 - sd ** 2 / var_unp)
+            assert row["variance_removed"] == pytest.approx(1 - row["sd_diff_plain"] ** 2 / var_unp)
             assert row["walls_needed"] == math.ceil((2 * Z95 * sd / 0.5) ** 2)
             # every distinct table plays every wall once (an arm equal to the field plays one table)
             tables = {r for e in read_manifest(d)["layout"].values() for r in e["runs"]}

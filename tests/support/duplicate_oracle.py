@@ -42,18 +42,23 @@ DEFINITIONS = [
     "walls needed for a 95% interval of full width W = ceil((2 * 1.96 * sd(diff) / W)^2); hands = walls x tables "
     "(4 rotations per arm, identical tables played once: an arm equal to the field plays the field's own table)",
     "hands played = walls x tables, as in the first line: every row's comparison is on the same walls",
+    "luck estimator: the same with each net less the seat's luck (sum over the hand's draws and the exchange "
+    "direction of V(after) - E[V(after)], V the shipped value model): unbiased for any V, less variance; "
+    "plain: nets as they are. Both are given on the same walls; variance factor = var(plain diff) / var(luck diff)",
+    "CPU per wall: the experiment's play seconds x cores / walls for its estimator; the other estimator's through "
+    "the luck terms' cost measured on the field's table (with and without luck, same walls)",
 ]
 
-_COLS = {"seats": ["hand", "seat", "net"], "hands": ["hand"], "payments": ["hand"], "wins": ["hand"]}
+_COLS = {"seats": ["hand", "seat", "net", "luck"], "hands": ["hand"], "payments": ["hand"], "wins": ["hand"]}
 
 
 def _load_seats(run_dir: Path, expect_hands: int) -> pd.DataFrame:
     return load_complete_run(run_dir, _COLS, expect_hands).seats
 
 
-def seat_nets(exp_dir, manifest: dict | None = None) -> dict[str, pd.DataFrame]:
+def seat_nets(exp_dir, manifest: dict | None = None, column: str = "net") -> dict[str, pd.DataFrame]:
     """Per arm: a DataFrame indexed by wall (hand) with columns 0-3, the arm's net at seat r in
-    rotation r."""
+    rotation r (``column="corrected"``: net - luck)."""
     exp_dir = Path(exp_dir)
     manifest = manifest or read_manifest(exp_dir)
     if manifest["spec"]["kind"] != "duplicate":
@@ -66,8 +71,9 @@ def seat_nets(exp_dir, manifest: dict | None = None) -> dict[str, pd.DataFrame]:
         for r, d in enumerate(dirs):
             if d not in cache:
                 cache[d] = _load_seats(d, hands)
-            s = cache[d]
-            cols[r] = s.loc[s["seat"] == r, ["hand", "net"]].set_index("hand")["net"].astype(np.int64)
+            s = cache[d].assign(corrected=lambda t: t["net"] - t["luck"])
+            cols[r] = s.loc[s["seat"] == r, ["hand", column]].set_index("hand")[column]
+            cols[r] = cols[r].astype(np.int64) if column == "net" else cols[r].astype(np.float64)
         out[arm] = pd.DataFrame(cols).sort_index()
     return out
 
@@ -122,6 +128,8 @@ def comparison(exp_dir, width: float | None = None, manifest: dict | None = None
     width = float(width if width is not None else spec.get("width", 0.1))
     nets = seat_nets(exp_dir, manifest)
     sc = pd.DataFrame({arm: df.mean(axis=1) for arm, df in nets.items()})
+    cc = pd.DataFrame({arm: df.mean(axis=1) for arm, df in seat_nets(exp_dir, manifest, "corrected").items()})
+    luck = manifest.get("estimator") == "luck"
     walls = len(sc)
     n_arms = len(nets)
     tables = len({d for e in manifest["layout"].values() for d in e["runs"]})  # identical runs are shared
@@ -134,12 +142,17 @@ def comparison(exp_dir, width: float | None = None, manifest: dict | None = None
         d = s - sc[base].to_numpy()
         mean_s = float(s.mean())
         sd_s = float(s.std(ddof=1)) if walls > 1 else math.nan
-        mean_d = float(d.mean())
-        sd_d = float(d.std(ddof=1)) if walls > 1 else math.nan
-        half = Z95 * sd_d / math.sqrt(walls) if walls > 1 else math.nan
+        dc = cc[arm].to_numpy() - cc[base].to_numpy()
+        mean_p = float(d.mean())
+        sd_p = float(d.std(ddof=1)) if walls > 1 else math.nan
+        half_p = Z95 * sd_p / math.sqrt(walls) if walls > 1 else math.nan
+        mean_c = float(dc.mean())
+        sd_c = float(dc.std(ddof=1)) if walls > 1 else math.nan
+        half_c = Z95 * sd_c / math.sqrt(walls) if walls > 1 else math.nan
+        mean_d, sd_d, half = (mean_c, sd_c, half_c) if luck else (mean_p, sd_p, half_p)
         var_unp = (var_seat[arm] + var_seat[base]) / 4
         half_unp = Z95 * math.sqrt(var_unp / walls) if walls > 1 else math.nan
-        removed = 1 - sd_d ** 2 / var_unp if var_unp > 0 else math.nan
+        removed = 1 - sd_p ** 2 / var_unp if var_unp > 0 else math.nan
         walls_needed = _walls_for(sd_d, width) if walls > 1 else None
         walls_unp = _walls_for(math.sqrt(var_unp), width) if walls > 1 else None
         rows.append({
@@ -150,7 +163,13 @@ def comparison(exp_dir, width: float | None = None, manifest: dict | None = None
             "score_high": _f(mean_s + Z95 * sd_s / math.sqrt(walls)) if walls > 1 else None,
             "var_seat": _f(var_seat[arm]),
             "diff": _f(mean_d), "diff_low": _f(mean_d - half), "diff_high": _f(mean_d + half),
-            "sd_diff": _f(sd_d), "var_unpaired": _f(var_unp), "unpaired_half_width": _f(half_unp),
+            "sd_diff": _f(sd_d),
+            "diff_plain": _f(mean_p), "diff_plain_low": _f(mean_p - half_p), "diff_plain_high": _f(mean_p + half_p),
+            "sd_diff_plain": _f(sd_p),
+            "diff_luck": _f(mean_c) if luck else None, "diff_luck_low": _f(mean_c - half_c) if luck else None,
+            "diff_luck_high": _f(mean_c + half_c) if luck else None, "sd_diff_luck": _f(sd_c) if luck else None,
+            "variance_factor": _f(sd_p ** 2 / sd_c ** 2) if luck and sd_c > 0 else None,
+            "var_unpaired": _f(var_unp), "unpaired_half_width": _f(half_unp),
             "variance_removed": _f(removed),
             "walls_needed": walls_needed, "hands_needed": None if walls_needed is None else walls_needed * tables,
             "walls_needed_unpaired": walls_unp,
@@ -162,6 +181,7 @@ def comparison(exp_dir, width: float | None = None, manifest: dict | None = None
         "seed": manifest["seed"], "walls": walls, "hands_per_arm": walls * 4, "arms": n_arms, "tables": tables,
         "hands_played": sum(int(c["n"]) for c in manifest["runs"].values()),
         "field": spec["field"], "baseline": spec["baseline"], "reference": base, "width": width,
+        "estimator": "luck" if luck else "plain",
         "sweeps": _sweeps(spec["arms"]), "rows": rows, "definitions": DEFINITIONS,
     }
 
@@ -176,7 +196,12 @@ def _sweeps(arms: list[dict]) -> list[dict]:
 def take_walls_differed(got: dict, want: dict) -> None:
     """Check each row's recorded walls differed against the oracle's lower bound (different answers
     almost always change some seat row: at most 2% of the walls more), then drop those keys from
-    both reports so the rest compare exactly."""
+    both reports so the rest compare exactly; the CPU per wall (timings, not results) is checked
+    to be positive and dropped too."""
+    for g in got["rows"]:
+        for k in ("cpu_per_wall_plain", "cpu_per_wall_luck"):
+            x = g.pop(k)
+            assert x is None or x > 0, (k, x)
     for g, w in zip(got["rows"], want["rows"]):
         least = w.pop("walls_differed_at_least")
         n = g.pop("walls_differed")
