@@ -392,7 +392,8 @@ def _check_existing(d: ManagedDir, cfg: RunConfig) -> dict | None:
     if had != cfg.value_model:
         raise RunError(f"{run_dir} holds a run " + (f"that measures luck with value model {had}" if had else
                                                    "that measures no luck")
-                       + (f", not with {cfg.value_model}" if cfg.value_model else ", not a run without luck")
+                       + (f", not with the shipped {cfg.value_model} (refitted since)" if cfg.value_model and had
+                          else f", not with {cfg.value_model}" if cfg.value_model else ", not a run without luck")
                        + "; use a new --out directory")
     for key in ("rules", "seed", "mode", "chunk_hands", "draw_order"):
         if theirs[key] != mine[key]:
