@@ -886,10 +886,17 @@ def bench_precision(ctx: Context) -> Figures:
     return run(ctx, Figures, log, cells)
 
 
+def bench_luck(ctx: Context) -> Figures:
+    """Issue 36: the luck-corrected estimate is unbiased, and what it buys (``benchmarks.luck``)."""
+    from benchmarks.luck import bench_luck as run
+
+    return run(ctx, Figures, log)
+
+
 SECTIONS = {"evaluator": bench_evaluator, "engine": bench_engine, "ladder": bench_ladder, "policies": bench_policies,
             "runs": bench_runs, "dask": bench_dask, "search": bench_search, "versus": bench_versus,
-            "draw-order": bench_draw_order, "precision": bench_precision}
-# versus, draw-order and precision: on request
+            "draw-order": bench_draw_order, "precision": bench_precision, "luck": bench_luck}
+# versus, draw-order, precision and luck: on request
 DEFAULT_SECTIONS = ("evaluator", "engine", "ladder", "policies", "runs", "dask", "search")
 
 
@@ -982,7 +989,7 @@ INTRO = """# Benchmarks
 `make bench` (that is, `.venv/bin/python -m benchmarks.bench`) measures the simulator and records
 the figures here, newest run first, against the project's targets. One section alone:
 `.venv/bin/python -m benchmarks.bench --only engine` (sections: `evaluator`, `engine`, `ladder`,
-`policies`, `runs`, `dask`, `search`, and on request `versus`, `precision` and `draw-order`; `--quick` for smaller sizes; `--help`). Each run appends an entry to
+`policies`, `runs`, `dask`, `search`, and on request `versus`, `precision`, `luck` and `draw-order`; `--quick` for smaller sizes; `--help`). Each run appends an entry to
 `benchmarks/history.json`, from which this file is regenerated; "previous" is the most recent
 earlier entry of the same size (full or quick) that has the figure.
 
@@ -1039,12 +1046,19 @@ earlier entry of the same size (full or quick) that has the figure.
   100,000-hand batches, best of each; the figure is new/old. A change not meant to change play
   keeps it at 0.97 or more.
 - **precision** (only with `--only precision`; issue 36): on the eight policy cells of
-  **policies** (seed 1, 40,000 walls a cell; 5,000 with `--quick`), `sichuan compare` four ways on
-  the same walls: plain duplicate (`--draw-order table --full-tables`), the per-seat draw order
-  alone, playing only where the arm differs alone, and both (the defaults). Efficiency = (variance
+  **policies** (seed 1, 40,000 walls a cell; 5,000 with `--quick`), `sichuan compare` five ways on
+  the same walls: plain duplicate (`--estimator plain --draw-order table --full-tables`), the
+  per-seat draw order alone, playing only where the arm differs alone, the luck-corrected
+  estimate alone, and all three (the defaults). Efficiency = (variance
   of the per-wall difference, plain / new) x (CPU seconds of the comparison's process per wall,
   plain / new); the flow void cell in the expert field also gives the 2-core minutes a 95%
   interval of full width 0.004 costs and the width 10 minutes buy.
+- **luck** (only with `--only luck`; issue 36): per preset, each seat's mean luck over 1M hands of
+  `expert` in standard errors (100,000 with `--quick`); on six cells (`expert+void=random`,
+  `expert+exchange=random`, `random` play, `expert+void=fewest`, the example user strategy,
+  `efficient`, against `expert`) the luck-corrected and plain differences on the same 200,000
+  walls (20,000), their gap against its paired 95% half-width, and the variance factor, with the
+  shipped value model and with random weights.
 - **draw-order** (only with `--only draw-order`; issue 36): per preset, `greedy` and
   `expert+void=random` on the same seeds under both draw orders (1M hands each; 100,000 with
   `--quick`): the largest |z| of table minus seat over the summary figures (win rate, self-drawn

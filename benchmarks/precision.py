@@ -2,10 +2,11 @@
 layer. On the bench's eight policy cells (exchange and void, battle and flow, expert and
 efficient fields), each arm is compared with its field four ways on the same walls:
 
-- plain: ``--draw-order table --full-tables`` (duplicate as it was);
-- draw order: ``--draw-order seat --full-tables``;
-- play where arms differ: ``--draw-order table`` (shadowed);
-- both: ``--draw-order seat`` (the defaults).
+- plain: ``--estimator plain --draw-order table --full-tables`` (duplicate as it was);
+- draw order: ``--draw-order seat`` alone;
+- play where arms differ: the shadowed play alone;
+- luck: the luck-corrected estimate alone (its CPU includes measuring luck);
+- all: ``--draw-order seat --estimator luck``, shadowed (the defaults).
 
 Efficiency = (variance plain / variance new) x (CPU per wall plain / CPU per wall new), the CPU
 being the comparison's own (its process's user and system time, so the machine's other load
@@ -26,18 +27,21 @@ import subprocess
 import sys
 from pathlib import Path
 
-LAYERS = {"plain": ("table", True), "draw order": ("seat", True), "play where arms differ": ("table", False),
-          "both": ("seat", False)}
+# layer: (draw order, full tables, estimator)
+LAYERS = {"plain": ("table", True, "plain"), "draw order": ("seat", True, "plain"),
+          "play where arms differ": ("table", False, "plain"), "luck": ("table", True, "luck"),
+          "all": ("seat", False, "luck")}
 SEED = 1
 TARGET_WIDTH = 0.004
 Z95 = 1.959963984540054
 
 
-def compare_cpu(a: str, b: str, rules: str, walls: int, order: str, full: bool) -> tuple[dict, float]:
+def compare_cpu(a: str, b: str, rules: str, walls: int, order: str, full: bool,
+                estimator: str = "plain") -> tuple[dict, float]:
     """``sichuan compare`` in a subprocess: A's row and the CPU seconds it used."""
     exe = str(Path(sys.executable).with_name("sichuan"))
     args = [exe, "compare", a, b, "--rules", rules, "--hands", str(walls), "--seed", str(SEED), "--json", "-q",
-            "--draw-order", order] + (["--full-tables"] if full else [])
+            "--draw-order", order, "--estimator", estimator] + (["--full-tables"] if full else [])
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     out = subprocess.run(args, capture_output=True, text=True)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -54,10 +58,10 @@ def bench_precision(ctx, figures_cls, log, cells) -> dict:
     effs = {name: [] for name in LAYERS if name != "plain"}
     table = f"efficiency over plain duplicate, (var ratio) x (CPU ratio) ({walls:,} walls a cell; columns: layer)"
     warm = cells[0]
-    compare_cpu(warm[2], warm[3], warm[0], 200, "seat", False)   # compile once before anything is timed
+    compare_cpu(warm[2], warm[3], warm[0], 200, "seat", False, "luck")   # compile once before anything is timed
     flow_void = {}
     for rules, label, arm, field in cells:
-        got = {name: compare_cpu(arm, field, rules, walls, order, full) for name, (order, full) in LAYERS.items()}
+        got = {name: compare_cpu(arm, field, rules, walls, *layer) for name, layer in LAYERS.items()}
         var_p = got["plain"][0]["sd_diff"] ** 2
         cpu_p = got["plain"][1] / walls
         for name, (row, cpu) in got.items():
@@ -74,9 +78,9 @@ def bench_precision(ctx, figures_cls, log, cells) -> dict:
             flow_void = got
     for name, values in effs.items():
         figs.add(f"median_{name}", f"median efficiency: {name}", statistics.median(values), "x", 2,
-                 target=("≥ 10", (lambda v: v >= 10)) if name == "both" else None)
+                 target=("≥ 10", (lambda v: v >= 10)) if name == "all" else None)
     if flow_void:
-        row, cpu = flow_void["both"]
+        row, cpu = flow_void["all"]
         per_wall = cpu / walls
         need = math.ceil((2 * Z95 * row["sd_diff"] / TARGET_WIDTH) ** 2)
         figs.add("flow_void_minutes", f"flow void cell: 2-core minutes to a 95% interval of full width {TARGET_WIDTH}",
