@@ -47,28 +47,30 @@ def _run_and_report(spec, out, hands, seed, workers, width, as_json, quiet, vs=N
                     draw_order=None, full_tables=False, estimator=None, until_width=None, max_walls=None):
     from experiments.execute import ExperimentError, record_until, run_experiment
     from experiments.report import build, dumps, format_text, save
-    from experiments.until import run_until
+    from experiments.until import run_until, run_until_relative
     from simcore.cli import exit_interrupted
     from simcore.runs.runner import RunInterrupted
 
     _check_vs(spec, vs)
-    until_width = until_width if until_width is not None else spec.until_width
-    max_walls = max_walls if max_walls is not None else spec.max_walls
     if until_width is not None and spec.kind != "duplicate":
         raise ExperimentCliError(f"--until-width sets the width of duplicate intervals; {spec.name} is a "
-                                 f"{spec.kind} experiment")
+                                 f"{spec.kind} experiment (its spec's until_relative sets its pig rates' precision)")
+    until_width = until_width if until_width is not None else spec.until_width
+    cap = max_walls if max_walls is not None else (spec.max_walls if spec.kind == "duplicate" else spec.max_hands)
     try:
         def play(n):
             run_experiment(spec, out, hands=n, seed=seed, workers=workers, log=_log(quiet), draw_order=draw_order,
                            full_tables=full_tables, estimator=estimator)
             return build(out, width=width, vs=vs)
 
-        if until_width is None:
-            rep = play(hands)
-        else:
-            until = run_until(play, until_width, hands or spec.hands, max_walls, log=_log(quiet))
-            record_until(out, until)
+        if until_width is not None:
+            record_until(out, run_until(play, until_width, hands or spec.hands, cap, log=_log(quiet)))
             rep = build(out, width=width, vs=vs)
+        elif spec.kind == "cells" and spec.until_relative is not None:
+            record_until(out, run_until_relative(play, spec.until_relative, hands or spec.hands, cap, log=_log(quiet)))
+            rep = build(out, width=width, vs=vs)
+        else:
+            rep = play(hands)
         save(out, rep)
     except RunInterrupted as exc:
         exit_interrupted(exc, quiet)
@@ -81,8 +83,9 @@ def _run_and_report(spec, out, hands, seed, workers, width, as_json, quiet, vs=N
 def precision_options(f):
     """--estimator, --until-width and --max-walls, shared by `experiment run` and `compare`."""
     f = click.option("--max-walls", "max_walls", type=click.IntRange(min=1), default=None,
-                     help="With --until-width: never more walls than this (the report says which arms got there) "
-                          "[default: the spec's max_walls, else no cap].")(f)
+                     help="With --until-width (or a cells spec's until_relative): never more than this, in --hands "
+                          "units (walls; hands per cell) (the report says which arms or cells got there) "
+                          "[default: the spec's max_walls or max_hands, else no cap].")(f)
     f = click.option("--until-width", "until_width", type=click.FloatRange(min=0, min_open=True), default=None,
                      metavar="W", help="Play until every arm's 95% interval has full width <= W: --hands walls as a "
                                        "pilot, then the walls the pilot says W needs (x1.2), in one fixed second "
@@ -294,7 +297,10 @@ def compare(a, b, rules_spec, sets, hands, seed, out, workers, width, as_json, q
 @click.option("--out", "out", default=None, metavar="FILE", help="Also write the report as markdown to FILE.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines on stderr.")
 @draw_order_option("seat")
-def ladder(plays, fields, presets, walls, seed, threads, focus, as_json, out, quiet, draw_order):
+@click.option("--estimator", type=click.Choice(ESTIMATORS), default="luck", show_default=True,
+              help="Scores of each net less the seat's luck (luck: unbiased, narrower; measuring it costs CPU) or of "
+                   "the nets as they are (plain).")
+def ladder(plays, fields, presets, walls, seed, threads, focus, as_json, out, quiet, draw_order, estimator):
     """The strategy ladder: every play 1 vs 3, in duplicate, against each field, under each preset.
 
     Against a uniform field F a play's score is its net per hand at each seat minus the net of
@@ -317,7 +323,7 @@ def ladder(plays, fields, presets, walls, seed, threads, focus, as_json, out, qu
     from experiments.ladder import LadderError, dumps, format_markdown, format_text, log_stderr, make_config, run_ladder
 
     try:
-        config = make_config(plays, fields, presets, walls, seed, threads, focus, draw_order)
+        config = make_config(plays, fields, presets, walls, seed, threads, focus, draw_order, estimator)
     except (LadderError, StrategyError) as exc:
         raise ExperimentCliError(_one_line(exc)) from None
     if out is not None and Path(out).is_dir():

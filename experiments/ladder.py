@@ -14,6 +14,8 @@ from the same wall by the same dealer (wall w depends only on (seed, w)).
 - **Mixed field**: the play sits at each seat r in turn and the three seats after it in turn order,
   (r+1)%4, (r+2)%4, (r+3)%4, are ``random``, ``greedy`` and ``efficient``. Its score on wall w is its
   mean net per hand over the four rotations (no baseline is subtracted).
+- With the luck estimator (the default) every net is the seat's net less its luck (README: Cheaper
+  duplicate answers); each score's JSON keeps the plain one too.
 - A score in a field is the mean over walls with a normal 95% interval over the per-wall scores
   (``simcore.runs.analysis.mean_ci``); a paired difference between two plays in one field and preset
   is the mean of the per-wall differences of their scores, with its interval the same way.
@@ -71,6 +73,8 @@ DEFINITIONS = [
     "score on wall w = its mean net over the four rotations (no baseline subtracted)",
     "score = mean over walls, 95% normal interval over walls; a play equal to the field scores exactly 0 (not replayed)",
     "paired difference A - B in a field = mean over walls of score_A(w) - score_B(w), 95% normal interval over walls",
+    "luck estimator (the default): every net above is net - luck (each seat's luck measured with the shipped value "
+    "model: unbiased, less variance); each score's JSON also has its plain interval and variance factor plain/luck",
     "per play: wins per hand (every win), self-drawn share of its wins (self_draw, kong_replacement), mean base of "
     "its wins, deal-in rate = its discards won on by another seat / its discards (a discard counts once; a robbed "
     "kong is not a discard), exhausted = share of its hands ending with the wall exhausted; per field over the 4 "
@@ -164,10 +168,11 @@ class Config:
     threads: int | None = None
     focus: list = field(default_factory=list)
     draw_order: str = "seat"     # RULES.md: Rulings where the documents are silent, draw order
+    estimator: str = "luck"      # scores of net - luck (README: Cheaper duplicate answers), or of net ("plain")
 
 
 def make_config(plays=DEFAULT_PLAYS, fields=DEFAULT_FIELDS, presets=DEFAULT_PRESETS, walls=DEFAULT_WALLS,
-                seed=DEFAULT_SEED, threads=None, focus=None, draw_order="seat") -> Config:
+                seed=DEFAULT_SEED, threads=None, focus=None, draw_order="seat", estimator="luck") -> Config:
     """Check and resolve the ladder's input; :class:`LadderError` (one line) on bad input."""
     if not isinstance(walls, (int, np.integer)) or isinstance(walls, bool) or walls < 1:
         raise LadderError(f"walls must be an integer >= 1, not {walls!r}")
@@ -203,7 +208,10 @@ def make_config(plays=DEFAULT_PLAYS, fields=DEFAULT_FIELDS, presets=DEFAULT_PRES
             raise LadderError(f"focus {name!r} is not one of the plays ({', '.join(p.label for p in play_list)})")
         if match[0].label not in focus_list:
             focus_list.append(match[0].label)
-    return Config(play_list, field_list, preset_list, int(walls), int(seed), threads, focus_list, draw_order)
+    if estimator not in ("luck", "plain"):
+        raise ValueError(f"{estimator!r} is not an estimator: use 'luck' or 'plain'")
+    return Config(play_list, field_list, preset_list, int(walls), int(seed), threads, focus_list, draw_order,
+                  estimator)
 
 
 # -- the tables of a preset --------------------------------------------------------------------
@@ -274,6 +282,7 @@ class Table:
     discards: np.ndarray      # exact for the seats asked for (stat seats); -1 elsewhere
     dealt_in: np.ndarray
     exhausted: np.ndarray     # (walls,) bool
+    luck: np.ndarray | None = None   # each seat's luck (float), when measured
     replayed: int = 0         # hands replayed with the log to count discards
 
 
@@ -324,7 +333,7 @@ def table_of(res, rules, stat_seats) -> tuple[Table, np.ndarray]:
     if len(cols) < 4:
         discards[:, [s for s in range(4) if s not in cols]] = -1
     t = Table(seat[:, :, rec.S_NET].astype(np.int64), wins, self_drawn, base_sum, discards, dealt_in,
-              res.hand[:, rec.H_END_REASON] == rec.END_WALL_EXHAUSTED)
+              res.hand[:, rec.H_END_REASON] == rec.END_WALL_EXHAUSTED, res.luck if res.luck_measured else None)
     return t, replay
 
 
@@ -488,15 +497,17 @@ def replay_counts(rules, players, seed: int, hands, threads: int | None = None, 
 
 
 def play_table(rules, plan: TablePlan, walls: int, seed: int, threads: int | None = None,
-               draw_order: str = "table") -> Table:
-    """Play one table's walls with ``run_batch`` and count its stat seats' discards exactly."""
+               draw_order: str = "table", value_weights=None) -> Table:
+    """Play one table's walls with ``run_batch`` (measuring luck with ``value_weights``) and count
+    its stat seats' discards exactly."""
     from simcore.runs.batch import run_batch
     from strategies.registry import seat_functions
 
     threads = threads or nb.config.NUMBA_NUM_THREADS
     players = seat_functions(list(plan.seats))
     names = [s.canonical for s in plan.seats]
-    res = run_batch(rules, players, seed, 0, walls, threads=threads, seat_names=names, draw_order=draw_order)
+    res = run_batch(rules, players, seed, 0, walls, threads=threads, seat_names=names, draw_order=draw_order,
+                    value_weights=value_weights)
     t, replay = table_of(res, rules, plan.stat_seats)
     del res   # the next batch of this thread reuses its arrays
     if len(replay):
@@ -523,6 +534,12 @@ def _f(x) -> float | None:
     return None if math.isnan(x) or math.isinf(x) else x
 
 
+def _factor(plain: np.ndarray, luck: np.ndarray) -> float | None:
+    """var(plain) / var(luck) of per-wall scores (None for a play equal to the field: both zero)."""
+    v = luck.var()
+    return _f(plain.var() / v) if v > 0 else None
+
+
 def _stats_dict(c: dict) -> dict:
     """Rates from a cell's counts."""
     def ratio(a, b):
@@ -538,8 +555,11 @@ def run_preset(config: Config, preset_name: str, tables: list[TablePlan], log=No
     """One preset's scores, paired differences and per-play statistics."""
     from simcore.contract.rules import preset
 
+    from simcore.runs.value_model import shipped
+
     rules = preset(preset_name)
     walls = config.walls
+    weights = shipped(rules)[0] if config.estimator == "luck" else None
     played: dict[tuple, Table] = {}
     by_cell: dict[tuple, list] = {}
     for t in tables:
@@ -556,7 +576,7 @@ def run_preset(config: Config, preset_name: str, tables: list[TablePlan], log=No
             if key in played:
                 continue
             plan = next(t for t in tables if t.key == key)
-            played[key] = play_table(rules, plan, walls, config.seed, config.threads, config.draw_order)
+            played[key] = play_table(rules, plan, walls, config.seed, config.threads, config.draw_order, weights)
             new_hands += walls
             new_replayed += played[key].replayed
         hands += new_hands
@@ -572,20 +592,29 @@ def run_preset(config: Config, preset_name: str, tables: list[TablePlan], log=No
                     f"{f', {new_replayed:,} replayed to count discards' if new_replayed else ''})"
                     if new_hands else "no new table (the field's own)")
             log(f"ladder: cell {k} of {n}: {preset_name}, field {f.label}, play {p.label}: {what}")
-    scores, stats = {}, {}
+    luck = config.estimator == "luck"
+
+    def per_wall(f, p, corrected: bool) -> np.ndarray:
+        """The play's per-wall score in the field, of net - luck when ``corrected``."""
+        if not f.mixed and p.canonical == f.canonical:
+            return np.zeros(walls)
+
+        def of(t):
+            return t.nets - t.luck if corrected else t.nets
+
+        base = None if f.mixed else of(played[tuple([f.seat.canonical] * 4)])
+        return np.sum([of(played[t.key])[:, r] - (0 if base is None else base[:, r])
+                       for t, r in by_cell[(f.label, p.label)]], axis=0) / 4.0
+
+    scores, plain, stats = {}, {}, {}
     for f in config.fields:
-        base = None if f.mixed else played[tuple([f.seat.canonical] * 4)].nets
         scores[f.label] = {}
+        plain[f.label] = {}
         stats[f.label] = {}
         for p in config.plays:
             uses = by_cell[(f.label, p.label)]
-            same = not f.mixed and p.canonical == f.canonical
-            if same:
-                s = np.zeros(walls)
-            else:
-                cols = [played[t.key].nets[:, r] - (0 if base is None else base[:, r]) for t, r in uses]
-                s = np.sum(cols, axis=0) / 4.0
-            scores[f.label][p.label] = s
+            plain[f.label][p.label] = per_wall(f, p, False)
+            scores[f.label][p.label] = per_wall(f, p, True) if luck else plain[f.label][p.label]
             c = dict.fromkeys(STATS, 0)
             for t, r in uses:
                 tb = played[t.key]
@@ -601,7 +630,10 @@ def run_preset(config: Config, preset_name: str, tables: list[TablePlan], log=No
            "hands": hands, "replayed": replayed}
     for f in config.fields:
         out["scores"][f.label] = {p.label: {**_ci(scores[f.label][p.label]),
-                                            "field": (not f.mixed and p.canonical == f.canonical)}
+                                            "field": (not f.mixed and p.canonical == f.canonical),
+                                            **({"plain": _ci(plain[f.label][p.label]),
+                                                "variance_factor": _factor(plain[f.label][p.label],
+                                                                           scores[f.label][p.label])} if luck else {})}
                                   for p in config.plays}
         out["diffs"][f.label] = {a.label: {b.label: _ci(scores[f.label][a.label] - scores[f.label][b.label])
                                            for b in config.plays if b.label != a.label} for a in config.plays}
@@ -624,6 +656,8 @@ def command_of(config: Config) -> str:
             "--presets", ",".join(config.presets), "--walls", str(config.walls), "--seed", str(config.seed)]
     if config.draw_order != "seat":
         args += ["--draw-order", config.draw_order]
+    if config.estimator != "luck":
+        args += ["--estimator", config.estimator]
     return shlex.join(["sichuan", "ladder", *args])
 
 
@@ -648,7 +682,7 @@ def run_ladder(config: Config, log=None) -> dict:
     seconds = time.perf_counter() - t0
     out = {
         "kind": "ladder", "command": command_of(config), "seed": config.seed, "walls": config.walls,
-        "draw_order": config.draw_order,
+        "draw_order": config.draw_order, "estimator": config.estimator,
         "plays": [p.label for p in config.plays], "fields": [f.label for f in config.fields],
         "presets": list(config.presets), "focus": list(config.focus),
         "canonical": {**{p.label: p.canonical for p in config.plays}, **{f.label: f.canonical for f in config.fields}},
@@ -713,7 +747,8 @@ def _sections(rep: dict, markdown: bool) -> list[str]:
     mixed = ", ".join(rep["mixed_seats"])
     lines = []
     lines += [f"{h2}Scores: each play 1 vs 3 against each field (rows: plays, columns: fields)", "",
-              "Net per hand over the field's own net at the same seat on the same wall (a uniform field), or "
+              ("Luck-corrected (each net less the seat's luck). " if rep.get("estimator") == "luck" else "")
+              + "Net per hand over the field's own net at the same seat on the same wall (a uniform field), or "
               f"the mean net per hand (mixed: {mixed} after the play in turn order); 95% intervals over "
               f"{rep['walls']:,} walls. A play equal to its field scores exactly 0.", ""]
     for preset in rep["presets"]:

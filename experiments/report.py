@@ -253,6 +253,13 @@ def _format_cells(rep: dict, full_names: bool = False) -> str:
                          _mean_ci(p["pig_net"], p["pig_net_low"], p["pig_net_high"], p["pigs"], "{:+.1f}"),
                          _rate_ci(p["cost_per_seat_hand"], p["cost_low"], p["cost_high"], "f", 4)])
         lines += _table(header, rows)
+        u = rep.get("until")
+        if u:
+            missed = [c for c, ok in u["reached"].items() if not ok]
+            lines.append(f"until every pig rate is within {u['relative']:.0%}: a pilot of --hands {u['pilot_hands']:,} "
+                         f"planned {u['planned_hands']:,}" + (" (capped)" if u.get("capped") else "")
+                         + f"; {len(u['reached']) - len(missed)} of {len(u['reached'])} cells got there"
+                         + (f" (not: {', '.join(missed)})" if missed else ""))
     if "spread" in show:
         lines += ["", "net per seat-hand (points)"]
         header = ["cell", "hands", "mean", "SD [95% CI]", "mean |net|", "1%", "5%", "50%", "95%", "99%", "min", "max"]

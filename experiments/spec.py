@@ -113,6 +113,8 @@ class Spec:
     estimator: str = "luck"         # duplicate: the main difference, luck-corrected or plain (README: Luck-corrected duplicate)
     until_width: float | None = None  # duplicate: play until every arm's interval is this wide (README: Runs that stop)
     max_walls: int | None = None    # ... or until this many walls
+    until_relative: float | None = None  # cells: play until every cell's pig rate is this precise (half-width / rate)
+    max_hands: int | None = None    # ... or until this many hands (the spec's --hands unit)
     raw: dict = dc_field(default_factory=dict, compare=False)
 
     def identity(self) -> dict:
@@ -133,6 +135,8 @@ class Spec:
                  default_hands=self.hands, width=self.width, default_draw_order=self.draw_order)
         if self.kind == "duplicate":
             d.update(default_estimator=self.estimator, until_width=self.until_width, max_walls=self.max_walls)
+        else:
+            d.update(until_relative=self.until_relative, max_hands=self.max_hands)
         if self.kind == "duplicate":
             d["arms"] = [{**a, "rules_label": arm.rules.label, **({"sweep": arm.sweep} if arm.sweep else {})}
                          for a, arm in zip(d["arms"], self.arms)]
@@ -411,10 +415,20 @@ GRID_KEYS = ("seats", "play", "exchange", "void", "rules", "mode")
 
 def _parse_cells(data: dict, common: dict, source: str, base_dir: Path, strategy_dir: Path | None = None) -> Spec:
     _check_keys(data, {"name", "kind", "description", "seed", "hands", "width", "grid", "cells", "sizes", "show",
-                       "loss_threshold", "sets", "draw_order"}, source, "")
+                       "loss_threshold", "sets", "draw_order", "until_relative", "max_hands"}, source, "")
+    rel = data.get("until_relative")
+    if rel is not None and (isinstance(rel, bool) or not isinstance(rel, (int, float)) or not 0 < rel < 1):
+        raise _err(source, "until_relative", f"expected a share between 0 and 1 (0.25: the pig rate's 95% "
+                                             f"half-width within 25% of it), got {rel!r}")
+    max_hands = data.get("max_hands")
+    if max_hands is not None and (isinstance(max_hands, bool) or not isinstance(max_hands, int) or max_hands < 1):
+        raise _err(source, "max_hands", f"expected a positive whole number of hands, got {max_hands!r}")
+    common.update(until_relative=None if rel is None else float(rel), max_hands=max_hands)
     show = data.get("show", list(SECTIONS))
     if not isinstance(show, list) or not show or any(s not in SECTIONS for s in show):
         raise _err(source, "show", f"expected a list drawn from {list(SECTIONS)}, got {show!r}")
+    if rel is not None and "pigs" not in show:
+        raise _err(source, "until_relative", 'sets the precision of the pig rates: needs "pigs" in show')
     loss = _int(data, "loss_threshold", source, 50, minimum=1)
     if ("grid" in data) == ("cells" in data):
         raise _err(source, "grid", "give exactly one of a [grid] table and a [[cells]] list")

@@ -1,4 +1,4 @@
-"""Runs that stop at the precision asked (README: Runs that stop at the precision asked).
+"""Runs that stop at the precision asked (README: Cheaper duplicate answers, runs that stop).
 
 ``--until-width W``: a pilot of the walls asked (``--hands``), then one second stage fixed by the
 pilot: the walls every arm's main interval needs for full width W at the pilot's standard
@@ -7,6 +7,11 @@ played in a few rounds only to show the width as it narrows; the rounds never st
 (stopping at the first round whose interval is narrow enough would make the intervals too
 short). The rule's coverage is tested (``tests/experiments/test_until.py``) on heavy-tailed
 differences like the engine's.
+
+``until_relative = R`` in a cells spec does the same for rates: the pilot's pig rate of each cell
+(at least one pig's worth, when it saw none) and its design effect say how many seat-hands put
+the Wilson 95% half-width within R of the rate; every cell scales with ``--hands``, so the second
+stage scales them all by the largest factor any cell needs, capped by ``max_hands``.
 """
 
 from __future__ import annotations
@@ -66,3 +71,55 @@ def _widest(rep: dict) -> str:
         return "n/a"
     arm = max(w, key=w.get)
     return f"{w[arm]:.4f} ({arm})"
+
+
+def planned_hands(cells: list[dict], relative: float, pilot: int, max_hands: int | None = None) -> tuple[int, bool]:
+    """The ``--hands`` to play in all for every cell's pig rate to reach a 95% half-width of
+    ``relative`` times the rate, from the pilot's pig stats (``cells`` rows), and whether
+    ``max_hands`` capped it."""
+    factor = 0.0
+    for c in (c["pigs"] for c in cells):
+        n, k = c.get("seat_hands") or 0, c.get("pigs") or 0
+        if not n:
+            continue
+        p = max(k, 1) / n
+        need = (c.get("deff") or 1.0) * (Z95 / relative) ** 2 * (1 - p) / p
+        factor = max(factor, need / n)
+    total = max(pilot, math.ceil(MARGIN * factor * pilot))
+    if max_hands is not None and total > max_hands:
+        return max(pilot, max_hands), True
+    return total, False
+
+
+def rate_reached(c: dict, relative: float) -> bool:
+    """Whether a cell's pig rate has a 95% interval of half-width within ``relative`` of it."""
+    c = c["pigs"]
+    if not c.get("pigs") or c.get("rate_low") is None or c.get("rate_high") is None:
+        return False
+    return (c["rate_high"] - c["rate_low"]) / 2 <= relative * c["rate"]
+
+
+def run_until_relative(play: Callable[[int], dict], relative: float, pilot: int, max_hands: int | None,
+                       log: Callable[[str], None] | None = None) -> dict:
+    """As :func:`run_until`, for a cells experiment's pig rates."""
+    rep = play(pilot)
+    total, capped = planned_hands(rep["cells"], relative, pilot, max_hands)
+    if log:
+        log(f"pilot: --hands {pilot:,}, {_unreached(rep, relative)}; planned --hands {total:,} for every pig rate "
+            f"within {relative:.0%}" + (f" (capped by the maximum {max_hands:,})" if capped else ""))
+    done = pilot
+    for k in range(1, ROUNDS + 1):
+        hands = pilot + math.ceil((total - pilot) * k / ROUNDS)
+        if hands <= done:
+            continue
+        rep = play(hands)
+        done = hands
+        if log:
+            log(f"  --hands {hands:,} of {total:,}: {_unreached(rep, relative)}")
+    return {"relative": relative, "max_hands": max_hands, "pilot_hands": pilot, "planned_hands": total,
+            "capped": capped, "hands": done, "reached": {c["cell"]: rate_reached(c, relative) for c in rep["cells"]}}
+
+
+def _unreached(rep: dict, relative: float) -> str:
+    n = sum(not rate_reached(c, relative) for c in rep["cells"])
+    return f"{n} of {len(rep['cells'])} cells' pig rates not yet within {relative:.0%}"

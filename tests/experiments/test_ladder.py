@@ -14,6 +14,7 @@ from experiments import ladder as L
 from simcore.contract import records as rec
 from simcore.runs.analysis import mean_ci
 from simcore.runs.batch import run_batch
+from simcore.runs.value_model import shipped
 from simcore.contract.rules import preset
 from strategies.registry import parse_seats, seat_functions
 
@@ -26,28 +27,34 @@ def rep():
     return L.run_ladder(L.make_config(PLAYS, FIELDS, PRESETS, WALLS, SEED, threads=2))
 
 
-def _nets(rules, seats: list[str]) -> np.ndarray:
-    res = run_batch(rules, seat_functions(parse_seats(",".join(seats))), SEED, 0, WALLS, draw_order="seat")  # the ladder's default
-    return res.seat[:, :, rec.S_NET].astype(np.int64), res
+def _nets(rules, seats: list[str], corrected: bool = False) -> np.ndarray:
+    # the ladder's defaults: seat draw order, luck measured with the shipped model
+    res = run_batch(rules, seat_functions(parse_seats(",".join(seats))), SEED, 0, WALLS, draw_order="seat",
+                    value_weights=shipped(rules)[0])
+    nets = res.seat[:, :, rec.S_NET].astype(np.int64)
+    return (nets - res.luck if corrected else nets), res
 
 
-def _direct_scores(rules) -> dict:
-    """Per field and play, the per-wall scores computed straight from run_batch tables."""
+def _direct_scores(rules, corrected: bool = True) -> dict:
+    """Per field and play, the per-wall scores computed straight from run_batch tables, of the
+    luck-corrected nets (the ladder's default estimator) or the plain ones."""
     out = {"greedy": {}, "mixed": {}}
-    base, _ = _nets(rules, ["greedy"] * 4)
+
+    def nets_of(seats):
+        return _nets(rules, seats, corrected)[0]
+
+    base = nets_of(["greedy"] * 4)
     for play in PLAYS:
         uniform, mixed = [], []
         for r in range(4):
             seats = ["greedy"] * 4
             seats[r] = play
-            nets, _ = _nets(rules, seats)
-            uniform.append(nets[:, r] - base[:, r])
+            uniform.append(nets_of(seats)[:, r] - base[:, r])
             seats = [None] * 4
             seats[r] = play
             for i, opp in enumerate(L.MIXED_SEATS, 1):
                 seats[(r + i) % 4] = opp
-            nets, _ = _nets(rules, seats)
-            mixed.append(nets[:, r])
+            mixed.append(nets_of(seats)[:, r])
         out["greedy"][play] = np.mean(uniform, axis=0)
         out["mixed"][play] = np.mean(mixed, axis=0)
     return out
@@ -56,16 +63,20 @@ def _direct_scores(rules) -> dict:
 @pytest.mark.parametrize("name", PRESETS)
 def test_scores_and_differences_equal_a_direct_computation(rep, name):
     direct = _direct_scores(preset(name))
+    plain = _direct_scores(preset(name), corrected=False)
     res = rep["results"][name]
     for field in FIELDS:
         for play in PLAYS:
             s = direct[field][play]
-            assert np.array_equal(rep["_scores"][name][field][play], s)
+            assert np.allclose(rep["_scores"][name][field][play], s, rtol=0, atol=1e-9)
             m, lo, hi = mean_ci(s)
             got = res["scores"][field][play]
             if field == "greedy" and play == "greedy":
                 continue
             assert (got["mean"], got["low"], got["high"]) == pytest.approx((m, lo, hi), rel=1e-12, abs=1e-12)
+            p = got["plain"]
+            assert (p["mean"], p["low"], p["high"]) == pytest.approx(mean_ci(plain[field][play]), rel=1e-12, abs=1e-12)
+            assert got["variance_factor"] == pytest.approx(plain[field][play].var() / s.var())
         a, b = PLAYS
         d = res["diffs"][field][a][b]
         assert (d["mean"], d["low"], d["high"]) == pytest.approx(mean_ci(direct[field][a] - direct[field][b]),
@@ -77,7 +88,8 @@ def test_scores_and_differences_equal_a_direct_computation(rep, name):
 def test_a_play_equal_to_the_field_scores_zero(rep):
     for name in PRESETS:
         c = rep["results"][name]["scores"]["greedy"]["greedy"]
-        assert c == {"mean": 0.0, "low": 0.0, "high": 0.0, "field": True}
+        assert c == {"mean": 0.0, "low": 0.0, "high": 0.0, "field": True,
+                     "plain": {"mean": 0.0, "low": 0.0, "high": 0.0}, "variance_factor": None}
         assert not np.any(rep["_scores"][name]["greedy"]["greedy"])
         assert rep["results"][name]["scores"]["mixed"]["greedy"]["field"] is False
         # the paired difference against the field's own play is the other play's score

@@ -55,3 +55,57 @@ def test_max_walls_caps_the_second_stage_and_the_report_says_which_arms_got_ther
                   "--workers", 1)
     assert "planned 400 (capped by --max-walls 400); 0 of 1 arms reached it (not: A)" in res.output
     assert "pilot: 200 walls" in res.output and "400 of 400 walls: widest interval" in res.output
+
+
+def _cell(n, k, deff=1.0):
+    return {"pigs": {"seat_hands": n, "pigs": k, "deff": deff}}
+
+
+def test_rates_plan_from_the_pilots_rate_and_design_effect():
+    from experiments.until import planned_hands
+
+    # 100 pigs in 10,000 seat-hands, +-25%: 1.96^2 / 0.25^2 * 0.99 / 0.01 = 6,085 seat-hands: the pilot is enough
+    assert planned_hands([_cell(10_000, 100)], 0.25, 2500) == (2500, False)
+    # 4 pigs in 40,000: p = 1e-4 needs 983,000 seat-hands, 24.6 times the pilot (x1.2)
+    n, capped = planned_hands([_cell(40_000, 4), _cell(40_000, 400)], 0.25, 10_000)
+    assert n == math.ceil(MARGIN * (Z95 / 0.25) ** 2 * (1 - 1e-4) / 1e-4 / 40_000 * 10_000) and not capped
+    # no pig seen: planned as if one had been; a design effect scales it; the cap holds
+    assert planned_hands([_cell(40_000, 0)], 0.25, 10_000) == planned_hands([_cell(40_000, 1)], 0.25, 10_000)
+    assert planned_hands([_cell(40_000, 4, 2.0)], 0.25, 10_000)[0] > n
+    assert planned_hands([_cell(40_000, 4)], 0.25, 10_000, max_hands=50_000) == (50_000, True)
+
+
+PIGS = """
+name = "pigs-until"
+kind = "cells"
+hands = 300
+show = ["pigs"]
+until_relative = 0.25
+max_hands = 20000
+[grid]
+play = ["greedy"]
+void = ["random"]
+rules = ["battle", "flow"]
+"""
+
+
+def test_a_cells_spec_plays_until_its_pig_rates_are_precise(tmp_path):
+    spec = tmp_path / "pigs.toml"
+    spec.write_text(PIGS)
+    out = tmp_path / "p"
+    rep = json.loads(run_cli("experiment", "run", spec, "--out", out, "--json", "-q", "--workers", 1).stdout)
+    u = rep["until"]
+    assert u["pilot_hands"] == 300 and u["hands"] == u["planned_hands"] == rep["hands"] > 300
+    for c in rep["cells"]:
+        p = c["pigs"]
+        assert u["reached"][c["cell"]] == ((p["rate_high"] - p["rate_low"]) / 2 <= 0.25 * p["rate"])
+    assert "until every pig rate is within 25%" in run_cli("experiment", "report", out).output
+
+
+def test_until_relative_needs_a_share_and_the_pig_section(tmp_path):
+    from tests.support.experiments import assert_refused
+
+    assert_refused(tmp_path, "a", PIGS.replace("0.25", "1.5"), "expected a share between 0 and 1")
+    assert_refused(tmp_path, "b", PIGS.replace('show = ["pigs"]', 'show = ["spread"]'), 'needs "pigs" in show')
+    res = run_cli("experiment", "run", "flower-pigs", "--until-width", 0.1, "--out", tmp_path / "x", expect=2)
+    assert "--until-width sets the width of duplicate intervals" in res.output and res.output.count("\n") == 1
