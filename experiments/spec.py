@@ -110,8 +110,8 @@ class Spec:
     loss_threshold: int = 50
     compare: dict | None = None     # set by `sichuan compare`: {"a", "b", "rules", "sets"}
     draw_order: str = "seat"        # RULES.md: Rulings where the documents are silent, draw order
-    estimator: str = "luck"         # duplicate: the main difference, luck-corrected or plain (README: Luck-corrected duplicate)
-    until_width: float | None = None  # duplicate: play until every arm's interval is this wide (README: Runs that stop)
+    estimator: str = "luck"         # duplicate: the main difference, luck-corrected or plain (README: Cheaper duplicate answers)
+    until_width: float | None = None  # duplicate: play until every arm's interval is this wide (README: Cheaper duplicate answers)
     max_walls: int | None = None    # ... or until this many walls
     until_relative: float | None = None  # cells: play until every cell's pig rate is this precise (half-width / rate)
     max_hands: int | None = None    # ... or until this many hands (the spec's --hands unit)

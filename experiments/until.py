@@ -1,4 +1,4 @@
-"""Runs that stop at the precision asked (README: Cheaper duplicate answers, runs that stop).
+"""Runs that stop at the precision asked (README: Cheaper duplicate answers).
 
 ``--until-width W``: a pilot of the walls asked (``--hands``), then one second stage fixed by the
 pilot: the walls every arm's main interval needs for full width W at the pilot's standard

@@ -1112,7 +1112,7 @@ def _choose_voids(S):
 
 
 
-# == luck (README: Luck-corrected duplicate; ``simcore.engine.luck`` holds the model) =========
+# == luck (README: Cheaper duplicate answers; ``simcore.engine.luck`` holds the model) =========
 
 
 @nb.njit(cache=True, inline="always")
@@ -1183,22 +1183,28 @@ def _sh14(S, seat, t):
 
 
 @nb.njit(cache=True, _nrt=False)
+def _refresh_waits(S, seat, key):
+    """The seat's waits mask and the base of a discard win on each wait, for its tiles now."""
+    mask = waits_mask(_tab(S), view_of(S, O_HAND + seat * N_KINDS, N_KINDS), S[O_VOID + seat],
+                      S[O_N_MELDS + seat], view_of(S, O_MELD_CNT + seat * N_KINDS, N_KINDS))
+    S[O_LK_WAITS + seat] = mask
+    S[O_LK_KEY + seat] = key
+    for t in range(N_KINDS):
+        if (mask >> t) & 1:
+            S[O_LK_AMT + seat * N_KINDS + t] = base_of(_fan_on(S, seat, I64(t), ZERO), view_of(S, O_RULES, N_RULE_FIELDS))
+
+
+@nb.njit(cache=True, inline="always")
 def _waits_if_ready(S, seat):
     """The seat's waits mask when its tiles (3n+1) are ready, else -1; kept, with the base of a
     discard win on each wait (``O_LK_AMT``), while its tiles and sets stay the same."""
-    if _fast_shanten(S, seat) != 0:
+    if _ready_hint(S, seat) != 1:   # cached by the engine; a seat holding its void suit is not ready
         return MINUS_ONE
     o = O_CODES + seat * N_SUITS
     key = 1 + (S[o] | (S[o + 1] << 21) | (S[o + 2] << 42)) ^ (S[O_N_MELDS + seat] << 61)
     if S[O_LK_KEY + seat] != key:
-        mask = waits_mask(_tab(S), view_of(S, O_HAND + seat * N_KINDS, N_KINDS), S[O_VOID + seat],
-                          S[O_N_MELDS + seat], view_of(S, O_MELD_CNT + seat * N_KINDS, N_KINDS))
-        S[O_LK_WAITS + seat] = mask
-        S[O_LK_KEY + seat] = key
-        for t in range(N_KINDS):
-            if (mask >> t) & 1:
-                S[O_LK_AMT + seat * N_KINDS + t] = base_of(_fan_on(S, seat, I64(t), ZERO), view_of(S, O_RULES, N_RULE_FIELDS))
-    return S[O_LK_WAITS + seat]
+        _refresh_waits(S, seat, key)
+    return S[O_LK_WAITS + seat] if S[O_LK_WAITS + seat] != 0 else MINUS_ONE
 
 
 @nb.njit(cache=True, inline="always")
@@ -1206,15 +1212,6 @@ def _amt(S, seat, t):
     """The base of the seat's discard win on t, if t is one of its waits (``O_LK_CUR``), else 0."""
     mask = S[O_LK_CUR + seat]
     return float(S[O_LK_AMT + seat * N_KINDS + t]) if mask >= 0 and (mask >> t) & 1 else 0.0
-
-
-@nb.njit(cache=True, _nrt=False)
-def _live_value(S, seat):
-    """The undrawn copies of the ready seat's waits, each times the base it would win on it."""
-    v = 0.0
-    for t in range(N_KINDS):
-        v += S[O_UNDRAWN + t] * _amt(S, seat, I64(t))
-    return v
 
 
 @nb.njit(cache=True, _nrt=False)
@@ -1246,78 +1243,73 @@ def _gain(S, seat, x):
 
 
 @nb.njit(cache=True, _nrt=False)
-def _near_kinds(S, seat):
-    """Bit t: t is within two ranks of a non-void kind the seat holds. Any other kind leaves its
-    shanten as it is (a lone tile joins no set, pair or partial), so luck skips computing it."""
-    held = 0
-    for t in range(N_KINDS):
-        if S[O_HAND + seat * N_KINDS + t] and t // N_RANKS != S[O_VOID + seat]:
-            held |= 1 << t
-    near = 0
-    for suit in range(N_SUITS):
-        h = (held >> (suit * N_RANKS)) & 0x1FF
-        near |= ((h | (h << 1) | (h << 2) | (h >> 1) | (h >> 2)) & 0x1FF) << (suit * N_RANKS)
-    return near
-
-
-@nb.njit(cache=True, _nrt=False)
 def _luck_draw(S, seat, t):
     """The luck of the draw of t by ``seat`` (before it holds it; tiles left already counts the
-    draw), each feature's value with t less its mean over the undrawn tiles: the drawer's shanten
-    bucket, what a self-draw would pay it and what the tile would pay ready others on a discard;
-    for each other seat what the drawer's self-draw would make it pay and, when it is ready, the
-    copies of its waits the draw took or left, plain and times what each would pay it (this is
-    estimation, not a rule: README, Luck-corrected duplicate)."""
+    draw), each feature's value with t less its mean over the undrawn tiles: what a self-draw
+    would pay the drawer and what the tile would pay ready others on a discard (by what the
+    drawer likely does with it); for each other seat what the drawer's self-draw would make it
+    pay and, when it is ready, the copies of its waits the draw took or left, plain and times what
+    each would pay it. Only the waits of ready seats enter, so a draw costs a few lookups (this is
+    estimation, not a rule: README, Cheaper duplicate answers)."""
     left = tiles_left(S)
     total = float(left + 1)
     payers = float(_active_count(S) - 1)
+    waits = 0   # the kinds some ready other wins on
     for s in range(4):
         S[O_LK_CUR + s] = MINUS_ONE if s == seat or S[O_OUT + s] else _waits_if_ready(S, I64(s))
-    sh13 = _fast_shanten(S, seat)
-    near = _near_kinds(S, seat)
-    ready = (S[O_LK_CUR] >= 0) | (S[O_LK_CUR + 1] >= 0) | (S[O_LK_CUR + 2] >= 0) | (S[O_LK_CUR + 3] >= 0)
-    gain = 0.0
+        if S[O_LK_CUR + s] >= 0:
+            waits |= S[O_LK_CUR + s]
+    own = _waits_if_ready(S, seat)   # the drawer's own waits: a draw of one is a self-draw
     mean_amount = 0.0
     got_amount = 0.0
-    for x in range(N_KINDS):
-        u = S[O_UNDRAWN + x]
-        if u == 0:
-            continue
-        sh = _sh14(S, seat, I64(x)) if (near >> x) & 1 else sh13
-        amount = _self_draw_amount(S, seat, I64(x), sh)
-        hit = (1.0 if x == t else 0.0) - u / total
-        i = index14(sh, left)
-        gain += _w(S, i) * hit
-        _fit_term(S, seat, i, hit)
-        if ready:
+    if own > 0:
+        for x in range(N_KINDS):
+            u = S[O_UNDRAWN + x]
+            if (own >> x) & 1 and u:
+                amount = _self_draw_amount(S, seat, I64(x), MINUS_ONE)
+                mean_amount += u * amount
+                if x == t:
+                    got_amount = amount
+        mean_amount /= total
+        _term(S, seat, F14_WIN, (got_amount - mean_amount) * payers)
+    if waits:
+        sh13 = _fast_shanten(S, seat)
+        gain = 0.0
+        for x in range(N_KINDS):
+            u = S[O_UNDRAWN + x]
+            if not (waits >> x) & 1 or u == 0:
+                continue
+            keep = ZERO if x // N_RANKS == S[O_VOID + seat] else (ONE if _sh14(S, seat, I64(x)) < sh13 else I64(2))
+            S[O_LK_TMP + x] = keep
             danger = 0.0
             for s in range(4):
                 danger += _amt(S, I64(s), I64(x))
-            if danger != 0.0:
-                keep = ZERO if x // N_RANKS == S[O_VOID + seat] else (ONE if sh < sh13 else I64(2))
-                S[O_LK_TMP + x] = keep
-                gain += _w(S, F_DANGER + keep) * danger * hit
-                _fit_term(S, seat, F_DANGER + keep, danger * hit)
-        mean_amount += u * amount
-        if x == t:
-            got_amount = amount
-    _gain(S, seat, gain)
-    mean_amount /= total
-    _term(S, seat, F14_WIN, (got_amount - mean_amount) * payers)
+            hit = (1.0 if x == t else 0.0) - u / total
+            gain += _w(S, F_DANGER + keep) * danger * hit
+            _fit_term(S, seat, F_DANGER + keep, danger * hit)
+        _gain(S, seat, gain)
     tl = tl_bucket(left)
     for s in range(4):
         if s == seat or S[O_OUT + s]:
             continue
-        _term(S, I64(s), F_PAY, got_amount - mean_amount)
+        if own > 0:
+            _term(S, I64(s), F_PAY, got_amount - mean_amount)
         mask = S[O_LK_CUR + s]
-        if mask >= 0:
-            _term(S, I64(s), F13_LIVE + tl, _live(S, mask) / total - float((mask >> t) & 1))
-            _term(S, I64(s), F13_VALUE + tl, _live_value(S, I64(s)) / total - _amt(S, I64(s), t))
-            for x in range(N_KINDS):
-                a = _amt(S, I64(s), I64(x))
-                if a != 0.0 and S[O_UNDRAWN + x]:   # O_LK_TMP holds x's keep (set with its danger)
-                    hit = 1.0 if x == t else 0.0
-                    _term(S, I64(s), F_GIFT + S[O_LK_TMP + x], a * (hit - S[O_UNDRAWN + x] / total))
+        if mask < 0:
+            continue
+        live = 0.0
+        value = 0.0
+        for x in range(N_KINDS):
+            u = S[O_UNDRAWN + x]
+            if not (mask >> x) & 1 or u == 0:
+                continue
+            a = float(S[O_LK_AMT + s * N_KINDS + x])
+            live += u
+            value += u * a
+            _term(S, I64(s), F_GIFT + S[O_LK_TMP + x], a * ((1.0 if x == t else 0.0) - u / total))   # keep: above
+        took = float((mask >> t) & 1)
+        _term(S, I64(s), F13_LIVE + tl, live / total - took)
+        _term(S, I64(s), F13_VALUE + tl, value / total - took * float(S[O_LK_AMT + s * N_KINDS + t]))
     S[O_UNDRAWN + t] -= 1
 
 
@@ -2424,10 +2416,11 @@ def play_shadowed(tab, R, fns, setup, rfns, arena, arm_fns, arm_setup, same, see
 
 @nb.njit(cache=True, parallel=True, nogil=True)
 def play_fit(tab, R, fns, setup, rfns, arena, seed, first, n_items, sums):
-    """Play independent hands first.. with the value model's features recorded (``R`` must
-    measure luck: ``engine_rules`` with weights): block b adds its X'X and X'y to ``sums[b]``
-    (``FIT_LEN`` floats: X'X, X'y, then the targets' count, sum and sum of squares;
-    ``simcore.runs.value_model`` sums the blocks and solves). Results do not depend on thread count: each block sums its own hands."""
+    """Play independent hands first.. with each seat's luck per feature recorded (``R`` must
+    measure luck: ``engine_rules`` with weights): block b adds its hands' sums to ``sums[b]``
+    (``FIT_LEN`` floats: X'X, X'y, then the nets' count, sum and sum of squares;
+    ``simcore.runs.value_model`` sums the blocks and solves). Results do not depend on thread
+    count: each block sums its own hands."""
     n_blocks = (n_items + BLOCK - 1) // BLOCK
     s_len = O_FIXED_END
     tab = unowned(tab)

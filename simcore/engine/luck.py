@@ -1,17 +1,20 @@
-"""The value model of luck-corrected duplicate (README: Luck-corrected duplicate).
+"""The value model of luck-corrected duplicate (README: Cheaper duplicate answers).
 
 V(s, state) = w . phi(s, state) estimates what seat s will still win or lose in the hand. Its
-features are table lookups of the seat's concealed tiles against the undrawn tiles, never their
-order: the seat's shanten (regular, and seven pairs without declared sets; the void suit's
-tiles left out, so holding them counts as tiles still missing), by how many tiles are left; for
-a seat holding 3n+2 tiles what a self-draw would pay it now (0 if it cannot win) and what the
-tile it holds would pay ready others on a discard, and for the others what they would pay it;
-for a ready seat holding 3n+1 tiles the undrawn copies of its waits, plain and times what each
-would pay, and what the tile another seat drew would pay it on a discard. At every chance event after the deal (each
-draw, replacements included, and the exchange direction) a seat's luck gains V(after) - E[V(after)],
-the expectation over the outcomes the event could have had; for any fixed w each term has mean
-zero given the past, so net - luck estimates the same mean as net, whatever w is (w only decides
-how much variance goes). The engine computes the terms (``kernel``: the luck section); the
+features are table lookups of the seats' concealed tiles against the undrawn tiles, never their
+order. At a draw: for the drawer, what a self-draw on the tile would pay it (its waits, when it
+is ready) and what the tile would pay ready others on a discard, by what the drawer likely does
+with it (a void tile is thrown; one that lowers its shanten is kept; others in between); for
+each other seat, what the drawer's self-draw would make it pay and, when it is ready, the undrawn
+copies of its waits, plain and times the base each would pay it. At the exchange: each seat's
+shanten (regular, and seven pairs; the void suit not yet chosen) by the hand it would receive,
+and a ready hand's live waits. A seat's luck gains, at every chance event after the deal (each
+draw, replacements included, and the exchange direction), V(after) - E[V(after)], the
+expectation over the outcomes the event could have had; for any fixed w each term has mean zero
+given the past, so net - luck estimates the same mean as net, whatever w is (w only decides how
+much variance goes). The drawer's own shanten is not a feature: it would need every undrawn
+kind's shanten at every draw: half the luck's CPU, for a share of the nets' variance removed of
+0.22 instead of 0.25 in battle (0.19 and 0.21 in flow). The engine computes the terms (``kernel``: the luck section); the
 weights are fitted and shipped by ``simcore.runs.value_model``.
 """
 
@@ -22,7 +25,7 @@ import numba as nb
 N_TL = 4     # tiles-left buckets: 0-13, 14-27, 28-41, 42-55
 N_SH = 5     # shanten buckets
 
-F14 = 0                        # one-hot (shanten -1, 0, 1, 2, 3+ holding 3n+2 tiles) x tiles left
+F14 = 0                        # one-hot (shanten -1, 0, 1, 2, 3+ of the dealer's 14 tiles after the exchange) x tiles left
 F14_WIN = F14 + N_SH * N_TL    # can win now: what a self-draw would be paid, summed over the payers
 KEEPS = 3                      # what the drawer likely does with the tile: 0 void (discards it),
                                # 1 it lowers its shanten (keeps it), 2 neither
