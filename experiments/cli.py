@@ -74,6 +74,8 @@ def _run_and_report(spec, out, hands, seed, workers, width, as_json, quiet, vs=N
         save(out, rep)
     except RunInterrupted as exc:
         exit_interrupted(exc, quiet)
+    except KeyboardInterrupt:   # between the runs' chunks (a report being built): the runs keep what they hold
+        exit_interrupted(RunInterrupted("interrupted; run the same command again to resume"), quiet)
     except ExperimentError as exc:
         raise ExperimentCliError(_one_line(exc)) from None
     click.echo(dumps(rep) if as_json else format_text(rep, full_names))

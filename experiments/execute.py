@@ -376,7 +376,11 @@ def run_experiment(spec: Spec, out, hands: int | None = None, seed: int | None =
                     done = "already complete" if not rate else f"{rate:,.0f} hands/s"
                     log(f"  [{i}/{steps}] {p.label}: {m['hands']:,} hands, {secs:.1f} s ({done})")
             if estimator == "luck" and "luck_cost" not in manifest:
-                manifest["luck_cost"] = luck_cost(spec, hands, seed, draw_order)
+                try:
+                    manifest["luck_cost"] = luck_cost(spec, hands, seed, draw_order)
+                except KeyboardInterrupt:
+                    raise RunInterrupted("interrupted: every run is complete, the cost of luck not yet measured; "
+                                         "run the same command again to finish") from None
             manifest["complete"] = True
             d.end_session(manifest["timings"], time.perf_counter() - t0)
             d.write_manifest(manifest, allow_nan=False)

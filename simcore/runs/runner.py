@@ -652,10 +652,13 @@ def run_group(entries, source: Callable, progress: Callable[[int, int, float], N
 
     with ExitStack() as stack:
         opened = []
-        for run_dir, cfg in entries:
-            d = stack.enter_context(ManagedDir(Path(run_dir).resolve(), "run directory", rio.MANIFEST, ".lock",
-                                               RunError))
-            opened.append((d, *_open_run(d, cfg)))
+        try:
+            for run_dir, cfg in entries:
+                d = stack.enter_context(ManagedDir(Path(run_dir).resolve(), "run directory", rio.MANIFEST, ".lock",
+                                                   RunError))
+                opened.append((d, *_open_run(d, cfg)))
+        except KeyboardInterrupt:   # Ctrl-C while the runs open: nothing of this session played yet
+            raise _interrupted(Path(entries[0][0]).resolve(), entries[0][1].chunks()) from None
         chunks = opened[0][2]
         if any(o[2] != chunks for o in opened):
             raise ValueError("the runs of a group must have the same chunks")
