@@ -560,9 +560,12 @@ def _summary_json(run_dir, by: str) -> dict:
 @click.option("--check", is_flag=True, help="Check the engine's invariants after every step (slower).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress line and no summary.")
 @draw_order_option("table")
+@click.option("--luck", is_flag=True,
+              help="Measure each seat's luck with the shipped value model of the rules' preset (the seats table's "
+                   "luck column; net - luck has the same mean and less variance: README, Cheaper duplicate answers).")
 @full_names_option
 def simulate_cmd(rules_spec, sets, n_hands, n_matches, seed, seats_spec, out, workers, chunk_hands, executor_kind,
-                 scheduler, check, quiet, draw_order, full_names):
+                 scheduler, check, quiet, draw_order, luck, full_names):
     """Play hands into a run directory of Parquet datasets, then print a summary.
 
     Writes OUT/run.json and OUT/hands/, OUT/seats/, OUT/payments/, OUT/wins/ (one shard per
@@ -585,8 +588,16 @@ def simulate_cmd(rules_spec, sets, n_hands, n_matches, seed, seats_spec, out, wo
     seats = resolve_seats(seats_spec, to_play=True)
     from simcore.runs.runner import RunConfig, RunError, RunInterrupted, run
 
+    value_model = None
+    if luck:
+        from simcore.runs.value_model import shipped
+
+        try:
+            value_model = shipped(rules)[1]
+        except ValueError as exc:
+            raise CliError(_one_line(exc)) from None
     cfg = RunConfig(rules, tuple(seats), seed, "hands" if n_hands is not None else "matches", n, chunk_hands,
-                    draw_order=draw_order)
+                    draw_order=draw_order, value_model=value_model)
     try:
         manifest = run(out, cfg, workers=workers, check=check, progress=None if quiet else _progress_printer("simulate"),
                        executor_kind="dask" if scheduler else executor_kind, scheduler=scheduler)

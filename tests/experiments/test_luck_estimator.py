@@ -82,3 +82,13 @@ def test_bad_precision_keys_are_refused(tmp_path, key, value, needle):
 
     text = f'name = "p"\nkind = "duplicate"\nhands = 10\nfield = "expert"\n{key} = {value}\n[arms]\na = "expert"\nb = "greedy"\n'
     assert_refused(tmp_path, "p", text, needle)
+
+
+def test_simulate_luck_fills_the_luck_column_and_a_resume_keeps_it(tmp_path):
+    out = tmp_path / "r"
+    run_cli("simulate", "--hands", 400, "--seats", "expert", "--luck", "--out", out, "-q", "--workers", 1)
+    assert json.loads((out / "run.json").read_text())["config"]["value_model"] == shipped(preset("battle"))[1]
+    luck = pq.read_table(out / "seats").column("luck")
+    assert luck.null_count == 0 and np.isfinite(luck.to_numpy()).all()
+    res = run_cli("simulate", "--hands", 800, "--seats", "expert", "--out", out, "-q", "--workers", 1, expect=2)
+    assert "measures luck with value model" in res.output and res.output.count("\n") == 1
