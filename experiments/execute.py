@@ -17,7 +17,6 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable
 
-from simcore.contract.arena import AR_HEADER, AR_LEN
 from simcore.runs import files
 
 from experiments.spec import Spec, SpecError
@@ -207,18 +206,15 @@ def shadow_groups(spec: Spec, runs: list, layout: dict, full_tables: bool = Fals
     where a seat searches (a searching seat is not shadowed)."""
     if full_tables or spec.kind != "duplicate":
         return []
-    from strategies.registry import seat_functions
+    from simcore.runs.batch import can_shadow
 
-    def searches(seat) -> bool:
-        return bool((seat_functions([seat] * 4).arena[AR_LEN::AR_HEADER] > 0).any())
-
-    if searches(spec.field):
+    if not can_shadow(spec.field, spec.field):
         return []
     by_dir = {p.reldir: p for p in runs}
     by_key = {json.dumps(p.config.to_json(), sort_keys=True): p for p in runs}
     groups = []
     for arm in spec.arms:
-        if arm.seat == spec.field or searches(arm.seat):
+        if arm.seat == spec.field or not can_shadow(spec.field, arm.seat):
             continue
         rot = [by_dir[d] for d in layout[arm.name]["runs"]]
         cfg0 = rot[0].config

@@ -16,6 +16,10 @@ from the same wall by the same dealer (wall w depends only on (seed, w)).
   mean net per hand over the four rotations (no baseline is subtracted).
 - With the luck estimator (the default) every net is the seat's net less its luck (README: Cheaper
   duplicate answers); each score's JSON keeps the plain one too.
+- Against a uniform field a play's four rotation tables are played with the field's table, each
+  only where the play answers differently (``batch.run_shadowed``: the same tables, hand for
+  hand); the score's JSON gives ``walls_differed``. A searching play, and the mixed field, play
+  every table in full.
 - A score in a field is the mean over walls with a normal 95% interval over the per-wall scores
   (``simcore.runs.analysis.mean_ci``); a paired difference between two plays in one field and preset
   is the mean of the per-wall differences of their scores, with its interval the same way.
@@ -508,10 +512,18 @@ def play_table(rules, plan: TablePlan, walls: int, seed: int, threads: int | Non
     names = [s.canonical for s in plan.seats]
     res = run_batch(rules, players, seed, 0, walls, threads=threads, seat_names=names, draw_order=draw_order,
                     value_weights=value_weights)
+    return table_from(rules, plan, res, seed, threads, draw_order)
+
+
+def table_from(rules, plan: TablePlan, res, seed: int, threads: int | None, draw_order: str) -> Table:
+    """A table's kept arrays from its ``BatchResult``, discards counted exactly (hands the counts
+    cannot give are replayed with the log on)."""
+    from strategies.registry import seat_functions
+
     t, replay = table_of(res, rules, plan.stat_seats)
     del res   # the next batch of this thread reuses its arrays
     if len(replay):
-        got = replay_counts(rules, players, seed, replay, threads, draw_order)
+        got = replay_counts(rules, seat_functions(list(plan.seats)), seed, replay, threads, draw_order)
         if not np.array_equal(got["net"], t.nets[replay]):
             raise RuntimeError("a hand replayed with the log on gave other nets than the batch (engine bug)")
         t.discards[replay] = got["discards"]
@@ -519,6 +531,22 @@ def play_table(rules, plan: TablePlan, walls: int, seed: int, threads: int | Non
             raise RuntimeError("deal-ins from the log differ from those of the win rows")
         t.replayed = len(replay)
     return t
+
+
+def play_shadowed_cell(rules, field: TablePlan, rotations: list, walls: int, seed: int, threads: int | None,
+                       draw_order: str, value_weights=None) -> tuple[Table, list[Table], int]:
+    """A uniform field's table and a play's four rotation tables (``rotations``: the play at seat
+    r), played together where the play answers as the field would (``batch.run_shadowed``: the
+    same results, hand for hand, as playing each table); also the walls on which any rotation
+    differed."""
+    from simcore.runs.batch import run_shadowed
+
+    threads = threads or nb.config.NUMBA_NUM_THREADS
+    play = rotations[0].seats[0]
+    res_f, res_r, differed = run_shadowed(rules, field.seats[0], play, seed, 0, walls, threads=threads,
+                                          draw_order=draw_order, value_weights=value_weights)
+    tables = [table_from(rules, plan, res, seed, threads, draw_order) for plan, res in zip(rotations, res_r)]
+    return table_from(rules, field, res_f, seed, threads, draw_order), tables, int(differed.any(axis=1).sum())
 
 
 # -- the ladder ---------------------------------------------------------------------------------
@@ -555,12 +583,14 @@ def run_preset(config: Config, preset_name: str, tables: list[TablePlan], log=No
     """One preset's scores, paired differences and per-play statistics."""
     from simcore.contract.rules import preset
 
+    from simcore.runs.batch import can_shadow
     from simcore.runs.value_model import shipped
 
     rules = preset(preset_name)
     walls = config.walls
     weights = shipped(rules)[0] if config.estimator == "luck" else None
     played: dict[tuple, Table] = {}
+    differed: dict[tuple, int] = {}   # (field, play): walls on which a shadowed play's rotations differed
     by_cell: dict[tuple, list] = {}
     for t in tables:
         for u in t.uses:
@@ -572,6 +602,19 @@ def run_preset(config: Config, preset_name: str, tables: list[TablePlan], log=No
         t0 = time.perf_counter()
         new_hands = new_replayed = 0
         needed = ([] if f.mixed else [tuple([f.seat.canonical] * 4)]) + [t.key for t, _ in by_cell[(f.label, p.label)]]
+        rotations = [t for t, _ in sorted(by_cell[(f.label, p.label)], key=lambda u: u[1])]
+        if (not f.mixed and p.canonical != f.canonical and any(t.key not in played for t in rotations)
+                and can_shadow(f.seat, p.seat)):
+            field_plan = next(t for t in tables if t.key == needed[0])
+            field_t, rot_t, differed[(f.label, p.label)] = play_shadowed_cell(
+                rules, field_plan, rotations, walls, config.seed, config.threads, config.draw_order, weights)
+            if needed[0] not in played:
+                played[needed[0]] = field_t
+                new_hands += walls
+            for t, tb in zip(rotations, rot_t):
+                played[t.key] = tb
+                new_hands += walls
+                new_replayed += tb.replayed
         for key in dict.fromkeys(needed):
             if key in played:
                 continue
@@ -631,6 +674,8 @@ def run_preset(config: Config, preset_name: str, tables: list[TablePlan], log=No
     for f in config.fields:
         out["scores"][f.label] = {p.label: {**_ci(scores[f.label][p.label]),
                                             "field": (not f.mixed and p.canonical == f.canonical),
+                                            "walls_differed": 0 if not f.mixed and p.canonical == f.canonical
+                                            else differed.get((f.label, p.label)),
                                             **({"plain": _ci(plain[f.label][p.label]),
                                                 "variance_factor": _factor(plain[f.label][p.label],
                                                                            scores[f.label][p.label])} if luck else {})}

@@ -268,6 +268,18 @@ def same_parts(field, arm) -> int:
     return sum(1 << g for g, kind in enumerate(KINDS) if field.part(kind) == arm.part(kind))
 
 
+def _searches(players) -> bool:
+    return bool((players.arena[AR_LEN::AR_HEADER] > 0).any())
+
+
+def can_shadow(field, arm) -> bool:
+    """Whether ``run_shadowed`` can play ``arm`` beside ``field`` (SeatSpecs): neither searches
+    (a searching seat's arena is not shadowed)."""
+    from strategies.registry import seat_functions
+
+    return not (_searches(seat_functions([field] * 4)) or _searches(seat_functions([arm] * 4)))
+
+
 def run_shadowed(rules: RuleSet, field, arm, seed: int, first: int, n_items: int, check: bool = False,
                  threads: int | None = None, draw_order: str = "table",
                  value_weights=None) -> tuple[BatchResult, list[BatchResult], np.ndarray]:
@@ -282,7 +294,7 @@ def run_shadowed(rules: RuleSet, field, arm, seed: int, first: int, n_items: int
         raise ValueError("the number of hands must be positive")
     players = seat_functions([field] * 4)
     arm_players = seat_functions([arm] * 4)
-    if (players.arena[AR_LEN::AR_HEADER] > 0).any() or (arm_players.arena[AR_LEN::AR_HEADER] > 0).any():
+    if _searches(players) or _searches(arm_players):
         raise ValueError("a searching seat cannot be shadowed: play every table in full (--full-tables)")
     if threads:
         nb.set_num_threads(threads)

@@ -88,8 +88,12 @@ def test_scores_and_differences_equal_a_direct_computation(rep, name):
 def test_a_play_equal_to_the_field_scores_zero(rep):
     for name in PRESETS:
         c = rep["results"][name]["scores"]["greedy"]["greedy"]
-        assert c == {"mean": 0.0, "low": 0.0, "high": 0.0, "field": True,
+        assert c == {"mean": 0.0, "low": 0.0, "high": 0.0, "field": True, "walls_differed": 0,
                      "plain": {"mean": 0.0, "low": 0.0, "high": 0.0}, "variance_factor": None}
+        # a play against a uniform field is played where it answers differently (the scores above
+        # equal full tables'); against the mixed field every table is played in full
+        assert 0 < rep["results"][name]["scores"]["greedy"]["efficient"]["walls_differed"] <= WALLS
+        assert rep["results"][name]["scores"]["mixed"]["efficient"]["walls_differed"] is None
         assert not np.any(rep["_scores"][name]["greedy"]["greedy"])
         assert rep["results"][name]["scores"]["mixed"]["greedy"]["field"] is False
         # the paired difference against the field's own play is the other play's score
