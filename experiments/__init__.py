@@ -11,11 +11,16 @@ from .spec import SHIPPED, Spec, SpecError, load_spec, parse_spec
 __all__ = ["SHIPPED", "Spec", "SpecError", "load_spec", "parse_spec", "run", "load_report"]
 
 
-def run(spec, out, hands=None, seed=None, workers=None, log=None, vs=None) -> dict:
+def run(spec, out, hands=None, seed=None, workers=None, log=None, vs=None, draw_order=None, estimator=None,
+        until_width=None, max_walls=None, full_tables=False, width=None) -> dict:
     """Run a spec (a Spec, a path or a shipped name) into ``out``; returns its report dict
-    (``vs``: a duplicate report's reference arm instead of the baseline)."""
-    from .execute import run_experiment
+    (``vs``: a duplicate report's reference arm instead of the baseline). ``draw_order``,
+    ``estimator``, ``until_width``, ``max_walls`` and ``full_tables`` as the command's options
+    (the spec's when None; README: Cheaper duplicate answers); a spec's ``until_relative`` holds;
+    ``width``: the report's width for 'walls needed'."""
+    from .execute import record_until, run_experiment
     from .report import build, save
+    from .until import run_until, run_until_relative
 
     if not isinstance(spec, Spec):
         spec = load_spec(spec)
@@ -24,8 +29,21 @@ def run(spec, out, hands=None, seed=None, workers=None, log=None, vs=None) -> di
 
         raise ExperimentError(f"--vs {vs!r} is not an arm of {spec.name} (arms: "
                               f"{', '.join(a.name for a in spec.arms) or 'none: not a duplicate experiment'})")
-    run_experiment(spec, out, hands=hands, seed=seed, workers=workers, log=log)
-    rep = build(out, vs=vs)
+    def play(n):
+        run_experiment(spec, out, hands=n, seed=seed, workers=workers, log=log, draw_order=draw_order,
+                       estimator=estimator, full_tables=full_tables)
+        return build(out, width=width, vs=vs)
+
+    until_width = until_width if until_width is not None else spec.until_width
+    cap = max_walls if max_walls is not None else (spec.max_walls if spec.kind == "duplicate" else spec.max_hands)
+    if until_width is not None and spec.kind == "duplicate":
+        record_until(out, run_until(play, until_width, hands or spec.hands, cap, log))
+        rep = build(out, width=width, vs=vs)
+    elif spec.kind == "cells" and spec.until_relative is not None:
+        record_until(out, run_until_relative(play, spec.until_relative, hands or spec.hands, cap, log))
+        rep = build(out, width=width, vs=vs)
+    else:
+        rep = play(hands)
     save(out, rep)
     return rep
 

@@ -45,9 +45,9 @@ def _check_vs(spec, vs):
 
 def _run_and_report(spec, out, hands, seed, workers, width, as_json, quiet, vs=None, full_names=False,
                     draw_order=None, full_tables=False, estimator=None, until_width=None, max_walls=None):
-    from experiments.execute import ExperimentError, record_until, run_experiment
-    from experiments.report import build, dumps, format_text, save
-    from experiments.until import run_until, run_until_relative
+    from experiments import run as run_spec
+    from experiments.execute import ExperimentError
+    from experiments.report import dumps, format_text
     from simcore.cli import exit_interrupted
     from simcore.runs.runner import RunInterrupted
 
@@ -55,23 +55,9 @@ def _run_and_report(spec, out, hands, seed, workers, width, as_json, quiet, vs=N
     if until_width is not None and spec.kind != "duplicate":
         raise ExperimentCliError(f"--until-width sets the width of duplicate intervals; {spec.name} is a "
                                  f"{spec.kind} experiment (its spec's until_relative sets its pig rates' precision)")
-    until_width = until_width if until_width is not None else spec.until_width
-    cap = max_walls if max_walls is not None else (spec.max_walls if spec.kind == "duplicate" else spec.max_hands)
     try:
-        def play(n):
-            run_experiment(spec, out, hands=n, seed=seed, workers=workers, log=_log(quiet), draw_order=draw_order,
-                           full_tables=full_tables, estimator=estimator)
-            return build(out, width=width, vs=vs)
-
-        if until_width is not None:
-            record_until(out, run_until(play, until_width, hands or spec.hands, cap, log=_log(quiet)))
-            rep = build(out, width=width, vs=vs)
-        elif spec.kind == "cells" and spec.until_relative is not None:
-            record_until(out, run_until_relative(play, spec.until_relative, hands or spec.hands, cap, log=_log(quiet)))
-            rep = build(out, width=width, vs=vs)
-        else:
-            rep = play(hands)
-        save(out, rep)
+        rep = run_spec(spec, out, hands, seed, workers, _log(quiet), vs, draw_order, estimator, until_width,
+                       max_walls, full_tables, width)
     except RunInterrupted as exc:
         exit_interrupted(exc, quiet)
     except KeyboardInterrupt:   # between the runs' chunks (a report being built): the runs keep what they hold

@@ -77,7 +77,7 @@ def __dir__():
 
 def simulate(hands: int = 10_000, rules="battle", sets=None, seats: str | None = None, seed: int = 0,
              matches: int | None = None, out=None, workers: int | None = 1, chunk_hands: int | None = None,
-             draw_order: str = "table"):
+             draw_order: str = "table", luck: bool = False):
     """Run a small simulation from Python and return it loaded as pandas DataFrames.
 
     ``rules`` is a preset name, a TOML path or a RuleSet; ``sets`` a dict or list of
@@ -85,7 +85,8 @@ def simulate(hands: int = 10_000, rules="battle", sets=None, seats: str | None =
     ``expert``, with its own exchange and void policies); ``matches`` plays match mode instead of ``hands``. With ``out`` the run is
     written there (and resumed or extended like ``sichuan simulate``); otherwise into a
     temporary directory that is removed afterwards. ``draw_order``: ``table`` or ``seat`` (how
-    draws take wall positions, ``sichuan simulate --draw-order``).
+    draws take wall positions, ``sichuan simulate --draw-order``). ``luck``: measure each seat's
+    luck with the shipped value model (the seats' ``luck`` column; ``sichuan simulate --luck``).
 
         >>> import simcore
         >>> run = simcore.simulate(2000, seats="greedy")
@@ -103,8 +104,13 @@ def simulate(hands: int = 10_000, rules="battle", sets=None, seats: str | None =
     n = matches if matches is not None else hands
     if n is None or n <= 0:
         raise ValueError("the number of hands (or matches) must be positive")
+    value_model = None
+    if luck:
+        from simcore.runs.value_model import shipped
+
+        value_model = shipped(rs)[1]
     cfg = RunConfig(rs, specs, seed, "matches" if matches is not None else "hands", int(n),
-                    chunk_hands or DEFAULT_CHUNK_HANDS, draw_order=draw_order)
+                    chunk_hands or DEFAULT_CHUNK_HANDS, draw_order=draw_order, value_model=value_model)
     if out is not None:
         run_chunks(out, cfg, workers=workers)
         return analysis.load(out)

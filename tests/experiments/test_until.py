@@ -109,3 +109,16 @@ def test_until_relative_needs_a_share_and_the_pig_section(tmp_path):
     assert_refused(tmp_path, "b", PIGS.replace('show = ["pigs"]', 'show = ["spread"]'), 'needs "pigs" in show')
     res = run_cli("experiment", "run", "flower-pigs", "--until-width", 0.1, "--out", tmp_path / "x", expect=2)
     assert "--until-width sets the width of duplicate intervals" in res.output and res.output.count("\n") == 1
+
+
+def test_the_python_api_takes_the_same_options(tmp_path):
+    import experiments
+    import simcore
+    from experiments.spec import parse_spec
+
+    spec = parse_spec({"name": "py", "kind": "duplicate", "hands": 200, "field": "efficient",
+                       "arms": {"a": "greedy", "b": "efficient"}, "baseline": "b"}, source="py")
+    rep = experiments.run(spec, tmp_path / "e", workers=1, estimator="plain", until_width=0.5, max_walls=300)
+    assert rep["estimator"] == "plain" and rep["until"]["walls"] == rep["walls"] <= 300
+    run = simcore.simulate(300, seats="greedy", luck=True)
+    assert run.seats["luck"].notna().all()
