@@ -163,7 +163,7 @@ def _check_existing(d: files.ManagedDir, spec: Spec, hands: int, seed: int, draw
     had = old.get("estimator", "plain") if spec.kind == "duplicate" else estimator   # before luck: plain
     if had != estimator:
         raise ExperimentError(f"{exp_dir} holds this experiment with the {had} estimator, not {estimator}; "
-                              "use a new --out directory (the luck estimator's report gives the plain one too)")
+                              f"add --estimator {had} to resume or extend it, or use a new --out directory")
     if hands < old["hands"]:
         raise ExperimentError(f"{exp_dir} already holds {old['hands']:,} {_unit(spec)}; --hands may only grow "
                               "(it extends the experiment); `sichuan experiment report` prints it")
