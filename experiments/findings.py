@@ -24,10 +24,12 @@ from pathlib import Path
 from strategies.names import short_name
 
 SEED = 1
-# Sizes for `make findings` (--hands units as in `sichuan experiment run`): 3.9M hands each for
-# exchange and void (expert field), 3.9M each in the efficient field, 15M for flower-pigs, 1.6M
-# for battle-vs-flow, 1M for rule-sets (its default: about a minute on 2 cores).
-SIZES = {"exchange": 300_000, "exchange-efficient": 300_000, "void": 300_000, "void-efficient": 300_000,
+# Sizes for `make findings` (--hands units as in `sichuan experiment run`; walls for the
+# duplicate ones): with the default luck-corrected, shadowed, seat-order duplicate, every arm but
+# the random ones gets a 95% interval no wider than 0.004 (the random arms, whose effects are
+# tens to hundreds of times larger, would need 7 to 20 million walls); 15M hands for flower-pigs,
+# 1.6M for battle-vs-flow, 1M for rule-sets. About half an hour on 2 cores.
+SIZES = {"exchange": 2_800_000, "exchange-efficient": 700_000, "void": 700_000, "void-efficient": 300_000,
          "flower-pigs": 600_000, "battle-vs-flow": 400_000, "rule-sets": 200_000}
 # experiments that ask the same question of two fields: (stronger field's, weaker field's)
 FIELD_PAIRS = {"exchange": ("exchange", "exchange-efficient"), "void": ("void", "void-efficient")}
@@ -71,6 +73,9 @@ def duplicate_sentences(rep: dict) -> list[str]:
         extra = (f"; duplicate pairing removed {r['variance_removed']:.0%} of the variance (unpaired play with "
                  f"the same hands would give +-{r['unpaired_half_width']:.3f})"
                  if r["variance_removed"] is not None else "")
+        if rep.get("estimator") == "luck" and r.get("variance_factor"):
+            extra += (f", the luck correction {1 - 1 / r['variance_factor']:.0%} of what remained (plain difference "
+                      f"{ci(r['diff_plain'], r['diff_plain_low'], r['diff_plain_high'])})")
         need = (f"; a 95% interval {rep['width']:g} wide needs {r['walls_needed']:,} walls "
                 f"({r['hands_needed']:,} hands)" if r["walls_needed"] else "")
         out.append(verdict + extra + need + ".")
