@@ -25,14 +25,34 @@ MARGIN = 1.2       # walls planned = MARGIN x the pilot's estimate of the walls 
 ROUNDS = 4         # the second stage's checkpoints (progress only)
 
 
+def _capped(total: int, pilot: int, cap: int | None) -> tuple[int, bool]:
+    """``total`` held to ``cap`` (never below the pilot), and whether the cap held it."""
+    if cap is not None and total > cap:
+        return max(pilot, cap), True
+    return total, False
+
+
+def _second_stage(play: Callable[[int], dict], rep: dict, pilot: int, total: int,
+                  progress: Callable[[int, dict], None] | None) -> tuple[dict, int]:
+    """Extend from the pilot to ``total`` in ``ROUNDS`` checkpoints (each reported to ``progress``
+    with its report; they never stop the stage); returns the last report and its size."""
+    done = pilot
+    for k in range(1, ROUNDS + 1):
+        n = pilot + math.ceil((total - pilot) * k / ROUNDS)
+        if n <= done:
+            continue
+        rep = play(n)
+        done = n
+        if progress:
+            progress(n, rep)
+    return rep, done
+
+
 def planned_walls(sds, width: float, pilot: int, max_walls: int | None = None) -> tuple[int, bool]:
     """The walls to play in all, from the pilot's standard deviations of the per-wall differences,
     and whether ``max_walls`` capped them."""
     need = max((math.ceil(MARGIN * (2 * Z95 * sd / width) ** 2) for sd in sds if sd == sd), default=pilot)
-    total = max(pilot, need)
-    if max_walls is not None and total > max_walls:
-        return max(pilot, max_walls), True
-    return total, False
+    return _capped(max(pilot, need), pilot, max_walls)
 
 
 def widths(rep: dict) -> dict[str, float]:
@@ -51,15 +71,8 @@ def run_until(play: Callable[[int], dict], width: float, pilot: int, max_walls: 
     if log:
         log(f"pilot: {pilot:,} walls, widest interval {_widest(rep)}; planned {total:,} walls for width {width:g}"
             + (f" (capped by --max-walls {max_walls:,})" if capped else ""))
-    done = pilot
-    for k in range(1, ROUNDS + 1):
-        walls = pilot + math.ceil((total - pilot) * k / ROUNDS)
-        if walls <= done:
-            continue
-        rep = play(walls)
-        done = walls
-        if log:
-            log(f"  {walls:,} of {total:,} walls: widest interval {_widest(rep)}")
+    rep, done = _second_stage(play, rep, pilot, total, None if log is None else lambda n, r: log(
+        f"  {n:,} of {total:,} walls: widest interval {_widest(r)}"))
     w = widths(rep)
     return {"width": width, "max_walls": max_walls, "pilot_walls": pilot, "planned_walls": total, "capped": capped,
             "walls": done, "reached": {a: x <= width for a, x in w.items()}, "widths": w}
@@ -85,10 +98,7 @@ def planned_hands(cells: list[dict], relative: float, pilot: int, max_hands: int
         p = max(k, 1) / n
         need = (c.get("deff") or 1.0) * (Z95 / relative) ** 2 * (1 - p) / p
         factor = max(factor, need / n)
-    total = max(pilot, math.ceil(MARGIN * factor * pilot))
-    if max_hands is not None and total > max_hands:
-        return max(pilot, max_hands), True
-    return total, False
+    return _capped(max(pilot, math.ceil(MARGIN * factor * pilot)), pilot, max_hands)
 
 
 def rate_reached(c: dict, relative: float) -> bool:
@@ -107,15 +117,8 @@ def run_until_relative(play: Callable[[int], dict], relative: float, pilot: int,
     if log:
         log(f"pilot: --hands {pilot:,}, {_unreached(rep, relative)}; planned --hands {total:,} for every pig rate "
             f"within {relative:.0%}" + (f" (capped by the maximum {max_hands:,})" if capped else ""))
-    done = pilot
-    for k in range(1, ROUNDS + 1):
-        hands = pilot + math.ceil((total - pilot) * k / ROUNDS)
-        if hands <= done:
-            continue
-        rep = play(hands)
-        done = hands
-        if log:
-            log(f"  --hands {hands:,} of {total:,}: {_unreached(rep, relative)}")
+    rep, done = _second_stage(play, rep, pilot, total, None if log is None else lambda n, r: log(
+        f"  --hands {n:,} of {total:,}: {_unreached(r, relative)}"))
     return {"relative": relative, "max_hands": max_hands, "pilot_hands": pilot, "planned_hands": total,
             "capped": capped, "hands": done, "reached": {c["cell"]: rate_reached(c, relative) for c in rep["cells"]}}
 
