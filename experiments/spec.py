@@ -177,6 +177,17 @@ def _int(d: dict, key: str, source: str, default: int, minimum: int = 0) -> int:
     return v
 
 
+def _positive(d: dict, key: str, source: str, expected: str, whole: bool = False, default=None):
+    """``d[key]`` (``default`` when absent; None stays None): a positive number (a float), or with
+    ``whole`` a positive integer; else the one-line error "expected EXPECTED, got ..."."""
+    v = d.get(key, default)
+    if v is None:
+        return None
+    if isinstance(v, bool) or not isinstance(v, int if whole else (int, float)) or not v > 0:
+        raise _err(source, key, f"expected {expected}, got {v!r}")
+    return v if whole else float(v)
+
+
 def _anchored(text: str, strategy_dir: Path | None) -> str:
     """``text`` with relative strategy file paths made absolute against the spec file's folder
     (as rule files are), so the spec runs from any directory; as given without a spec file."""
@@ -287,10 +298,7 @@ def parse_spec(data: dict, source: str = "<spec>", base_dir: Path | None = None,
     common = dict(name=name, kind=kind, description=_str(data, "description", source, default="") or "",
                   source=source, seed=_int(data, "seed", source, 0), hands=_int(data, "hands", source, 0, minimum=1)
                   if "hands" in data else None)
-    width = data.get("width", DEFAULT_WIDTH)
-    if isinstance(width, bool) or not isinstance(width, (int, float)) or not width > 0:
-        raise _err(source, "width", f"expected a positive number (points per hand), got {width!r}")
-    common["width"] = float(width)
+    common["width"] = _positive(data, "width", source, "a positive number (points per hand)", default=DEFAULT_WIDTH)
     from simcore.contract.rules import DRAW_ORDERS
 
     order = data.get("draw_order", "seat")
@@ -310,13 +318,9 @@ def _parse_duplicate(data: dict, common: dict, source: str, base_dir: Path, stra
     estimator = data.get("estimator", "luck")
     if estimator not in ESTIMATORS:
         raise _err(source, "estimator", f"{estimator!r} is not an estimator: use {' or '.join(map(repr, ESTIMATORS))}")
-    until = data.get("until_width")
-    if until is not None and (isinstance(until, bool) or not isinstance(until, (int, float)) or not until > 0):
-        raise _err(source, "until_width", f"expected a positive number (points per hand), got {until!r}")
-    max_walls = data.get("max_walls")
-    if max_walls is not None and (isinstance(max_walls, bool) or not isinstance(max_walls, int) or max_walls < 1):
-        raise _err(source, "max_walls", f"expected a positive whole number of walls, got {max_walls!r}")
-    common.update(estimator=estimator, until_width=None if until is None else float(until), max_walls=max_walls)
+    common.update(estimator=estimator,
+                  until_width=_positive(data, "until_width", source, "a positive number (points per hand)"),
+                  max_walls=_positive(data, "max_walls", source, "a positive whole number of walls", whole=True))
     rules = _rules(data.get("rules"), data.get("sets"), base_dir, source, "")
     field_seat = _seat(_str(data, "field", source, required=True), source, "field", strategy_dir)
     arms_d = data.get("arms")
@@ -420,10 +424,8 @@ def _parse_cells(data: dict, common: dict, source: str, base_dir: Path, strategy
     if rel is not None and (isinstance(rel, bool) or not isinstance(rel, (int, float)) or not 0 < rel < 1):
         raise _err(source, "until_relative", f"expected a share between 0 and 1 (0.25: the pig rate's 95% "
                                              f"half-width within 25% of it), got {rel!r}")
-    max_hands = data.get("max_hands")
-    if max_hands is not None and (isinstance(max_hands, bool) or not isinstance(max_hands, int) or max_hands < 1):
-        raise _err(source, "max_hands", f"expected a positive whole number of hands, got {max_hands!r}")
-    common.update(until_relative=None if rel is None else float(rel), max_hands=max_hands)
+    common.update(until_relative=None if rel is None else float(rel),
+                  max_hands=_positive(data, "max_hands", source, "a positive whole number of hands", whole=True))
     show = data.get("show", list(SECTIONS))
     if not isinstance(show, list) or not show or any(s not in SECTIONS for s in show):
         raise _err(source, "show", f"expected a list drawn from {list(SECTIONS)}, got {show!r}")

@@ -390,11 +390,14 @@ def _check_existing(d: ManagedDir, cfg: RunConfig) -> dict | None:
     _check_same_seats(run_dir, old, cfg)
     had = old.get("config", {}).get("value_model")
     if had != cfg.value_model:
-        raise RunError(f"{run_dir} holds a run " + (f"that measures luck with value model {had}" if had else
-                                                   "that measures no luck")
-                       + (f", not with the shipped {cfg.value_model} (refitted since)" if cfg.value_model and had
-                          else f", not with {cfg.value_model}" if cfg.value_model else ", not a run without luck")
-                       + "; use a new --out directory")
+        holds = f"that measures luck with value model {had}" if had else "that measures no luck"
+        if not cfg.value_model:
+            want = "not a run without luck"
+        elif had:
+            want = f"not with the shipped {cfg.value_model} (refitted since)"
+        else:
+            want = f"not with {cfg.value_model}"
+        raise RunError(f"{run_dir} holds a run {holds}, {want}; use a new --out directory")
     for key in ("rules", "seed", "mode", "chunk_hands", "draw_order"):
         if theirs[key] != mine[key]:
             what = {"rules": "a different rule set", "seats": "different seats", "seed": "a different seed",
