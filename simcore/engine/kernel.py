@@ -1303,13 +1303,13 @@ def _luck_draw(S, seat, t):
             u = S[O_UNDRAWN + x]
             if not (mask >> x) & 1 or u == 0:
                 continue
-            a = float(S[O_LK_AMT + s * N_KINDS + x])
+            a = _amt(S, I64(s), I64(x))
             live += u
             value += u * a
             _term(S, I64(s), F_GIFT + S[O_LK_TMP + x], a * ((1.0 if x == t else 0.0) - u / total))   # keep: above
         took = float((mask >> t) & 1)
         _term(S, I64(s), F13_LIVE + tl, live / total - took)
-        _term(S, I64(s), F13_VALUE + tl, value / total - took * float(S[O_LK_AMT + s * N_KINDS + t]))
+        _term(S, I64(s), F13_VALUE + tl, value / total - _amt(S, I64(s), t))
     S[O_UNDRAWN + t] -= 1
 
 

@@ -16,6 +16,7 @@ is the share of the nets' variance that the correction removes on the hands fitt
 from __future__ import annotations
 
 import argparse
+import functools
 import hashlib
 import json
 import sys
@@ -80,13 +81,19 @@ def load_models(path: Path = MODEL_FILE) -> dict:
 def shipped(rules: RuleSet) -> tuple[np.ndarray, str]:
     """The shipped weights for a rule set (its preset's model: options that differ change only
     how much variance it removes) and their hash."""
-    models = load_models()
-    m = models.get("models", {}).get(rules.preset)
+    weights, h = _shipped(rules.preset)
+    return np.array(weights, np.float64), h
+
+
+@functools.lru_cache(maxsize=None)
+def _shipped(name: str) -> tuple[tuple, str]:
+    """The model file read once a process (every run and chunk that measures luck asks for it)."""
+    m = load_models().get("models", {}).get(name)
     if m is None or len(m["weights"]) != N_FEATURES:
-        raise ValueError(f"no value model for preset {rules.preset!r} in {MODEL_FILE.name}; "
-                         "fit one with: python -m simcore.runs.value_model --rules " + rules.preset)
+        raise ValueError(f"no value model for preset {name!r} in {MODEL_FILE.name}; "
+                         "fit one with: python -m simcore.runs.value_model --rules " + name)
     w = np.array(m["weights"], np.float64)
-    return w, weights_hash(w)
+    return tuple(float(x) for x in w), weights_hash(w)
 
 
 def main(argv=None) -> int:
