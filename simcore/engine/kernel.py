@@ -37,6 +37,7 @@ from simcore.contract.rng import STREAM_DIRECTION, STREAM_SEAT, STREAM_WALL, bel
 from simcore.contract.rules import DRAW_ORDERS, check_draw_order
 from simcore.contract.rules import BLOOM_FEEDER_PAYS, KONG_LIABILITY_PAYS_FOR_ALL, KONG_LIABILITY_TRANSFER, N_RULE_FIELDS, PIG_PAYS_NON_PIGS, PIG_PAYS_REMAINING, R_ADDED_KONG_DRAWN_ONLY, R_CLAIM_WHILE_VOID, R_EXCHANGE, R_EXPOSED_KONG_BLOOM, R_FLOW, R_PASSED_WIN_HIGHER, R_HANDS_PER_MATCH, R_KONG_DISCARD_LIABILITY, R_KONG_PAY_ADDED, R_KONG_PAY_CONCEALED, R_KONG_PAY_EXPOSED, R_KONG_REFUND, R_KONG_WHILE_VOID, R_PASSED_WIN_LOCK, R_PIG_PAYS, R_PIG_PAYS_READY_CHECK, R_PIG_PENALTY, R_READY_CHECK, R_SELF_DRAW_BONUS, R_START_POINTS
 from simcore.contract.tiles import COPIES, DEALER_TILES, HAND_TILES, N_KINDS, N_RANKS, N_SUITS, N_TILES, NO_VOID, SUIT_BITS
+from simcore.contract.actions import ACT_DISCARD, ACT_KONG, ACT_PASS, ACT_PUNG, ACT_VOID, ACT_WIN, answer_of
 from simcore.contract.view import A_KONG, A_WIN, C_KONG, C_PASS, C_PUNG, C_WIN, M_KONG_ADDED, M_KONG_CONCEALED, M_KONG_EXPOSED, M_PUNG, Q_CLAIM, Q_EXCHANGE, Q_ROB, Q_TURN, Q_VOID, VIEW_LEN
 
 I64 = np.int64
@@ -87,7 +88,11 @@ O_SH_ON = O_FIT + 1       # 1: every seat's questions are also put to an arm's s
 O_SH_FNS = O_SH_ON + 1    # the arm's strategies' addresses, laid out as O_FNS
 O_SH_SETUP = O_SH_FNS + 24  # the arm's setup (``view.SETUP_LEN`` slots: parameters, scratch use)
 O_SH_SAME = O_SH_SETUP + vw.SETUP_LEN  # bit g: the arm's group-g strategy and parameters are the seat's own
-O_STATE = O_SH_SAME + 1
+# agents outside the engine (``simcore.engine.agents``; ARCHITECTURE.md: Agents outside the engine)
+O_AGENTS = O_SH_SAME + 1  # bit s: seat s is answered from outside: ``play_on`` stops where it has a choice
+O_AGENT_ANS = O_AGENTS + 1  # [seat] the answer given from outside to its next question (-1: none yet)
+O_AGENT_SKIP = O_AGENT_ANS + 4  # 1: the resume point play goes on from is not a stop again
+O_STATE = O_AGENT_SKIP + 1
 
 # -- per-hand state (zeroed at the start of every hand) ---------------------------------------
 O_WALL = O_STATE          # N_TILES tiles in shuffled order
@@ -181,8 +186,9 @@ O_FIXED_END = O_SH_VIEW + VIEW_LEN
 # A turn starts with the dealer's initial tiles, a draw, a kong replacement, or a pung (no draw).
 PHASE_FIRST, PHASE_DRAW, PHASE_REPLACEMENT, PHASE_AFTER_PUNG = (I64(i) for i in range(4))
 # resume points: before the exchange, before the void choice, at the start of a turn (its draw),
-# at the seat's question after the draw, at the claims on its discard; AT_END: no hand in play
-AT_END, AT_EXCHANGE, AT_VOID, AT_TURN, AT_ASK, AT_CLAIMS = (I64(i) for i in range(6))
+# at the seat's question after the draw, at the claims on its discard, at the robbing of the kong
+# it adds (O_DISCARDED: the kong's tile); AT_END: no hand in play
+AT_END, AT_EXCHANGE, AT_VOID, AT_TURN, AT_ASK, AT_CLAIMS, AT_ROB = (I64(i) for i in range(7))
 PAUSED = I64(-2)  # ``play_on``'s result when it stopped at O_PAUSE
 # What the claims on a discard came to (``_claims``).
 CLAIM_ILLEGAL, CLAIM_NONE, CLAIM_WINS, CLAIM_PUNG, CLAIM_KONG = (I64(i) for i in range(-1, 4))
@@ -747,9 +753,11 @@ def _ask_seat(S, seat, q):
         if S[o] == q and (S[o + 1] < 0 or S[o + 1] == S[v + vw.V_TILE]):
             S[O_SCRIPT_POS + seat] = pos + 1
             return S[o + 2]
+    S[O_ASKED + seat * N_QUESTIONS + q] += 1
+    if (S[O_AGENTS] >> seat) & 1:   # an agent outside the engine is the seat's strategy
+        return _agent_answer(S, seat, q)
     group = 1 if q == Q_EXCHANGE else (2 if q == Q_VOID else 0)
     f = O_FNS + 2 * (group * 4 + seat)
-    S[O_ASKED + seat * N_QUESTIONS + q] += 1
     if S[O_CHECK]:
         return _ask_checked(S, seat, q, f)
     return call_strategy(S[f], S[f + 1], q, view_of(S, v, VIEW_LEN), _tab(S))
@@ -1668,6 +1676,13 @@ def pose(S, seat):
         if S[O_LOCKED + cur] and not can_win and mask == 0:
             return MINUS_ONE
         q = Q_TURN
+    elif at == AT_ROB:
+        t = S[O_DISCARDED]
+        ctx = CTX_ROBBING_KONG | (CTX_LAST_TILE if tiles_left(S) == 0 else 0)
+        if seat == cur or S[O_OUT + seat] or not _can_win_on(S, seat, t, ctx):
+            return MINUS_ONE
+        _offer(S, seat, t, cur, ONE, ZERO, ZERO, ZERO)
+        q = Q_ROB
     elif at == AT_CLAIMS:
         t = S[O_DISCARDED]
         if seat == cur or S[O_OUT + seat]:
@@ -1684,6 +1699,152 @@ def pose(S, seat):
     S[v + vw.V_QUESTION] = q
     S[v + vw.V_WALL_LEFT] = tiles_left(S)
     return q
+
+
+# == agents outside the engine (ARCHITECTURE.md: Agents outside the engine) ===================
+#
+# Seats in O_AGENTS are answered from outside (``simcore.engine.agents``, ``simcore.env``):
+# ``play_on`` stops at a resume point where one of them has a question with two or more legal
+# answers (``_agent_stop``), its caller puts the answer in O_AGENT_ANS and plays on; a question
+# with one legal answer is answered here. Masks are over ``simcore.contract.actions``.
+
+
+@nb.njit(cache=True, _nrt=False)
+def exchange_picks(S, first, last, n):
+    """Bit set of the tiles that may be the exchange's next pick after ``n`` picks (the first
+    ``first``, the latest ``last``; -1 when none), picks in non-decreasing order: a tile of the
+    first pick's suit, not below the latest, with enough tiles from it up to complete three
+    (RULES.md: One hand, step by step, step 2). ``S[O_LK_TMP..]`` holds the counts left."""
+    out = ZERO
+    need = 3 - n
+    o = O_LK_TMP
+    for suit in range(N_SUITS):
+        if n > 0 and suit != first // N_RANKS:
+            continue
+        room = ZERO   # tiles from rank r up to the suit's end
+        for r in range(N_RANKS - 1, -1, -1):
+            t = suit * N_RANKS + r
+            c = S[o + t]
+            room += c
+            if c > 0 and room >= need and t >= last:
+                out |= ONE << (ACT_DISCARD + t)
+    return out
+
+
+@nb.njit(cache=True, _nrt=False)
+def exchange_left(S, seat, a, b):
+    """``S[O_LK_TMP..]``: the seat's counts less the picks a and b (-1: not picked), for ``exchange_picks``."""
+    for t in range(N_KINDS):
+        S[O_LK_TMP + t] = S[O_HAND + seat * N_KINDS + t] - (t == a) - (t == b)
+
+
+@nb.njit(cache=True, _nrt=False)
+def exchange_choices(S, seat, limit):
+    """How many different three tiles the seat may pass, counted up to ``limit``."""
+    n = ZERO
+    exchange_left(S, seat, MINUS_ONE, MINUS_ONE)
+    m0 = exchange_picks(S, MINUS_ONE, MINUS_ONE, ZERO)
+    for a in range(N_KINDS):
+        if not (m0 >> a) & 1:
+            continue
+        exchange_left(S, seat, I64(a), MINUS_ONE)
+        m1 = exchange_picks(S, I64(a), I64(a), ONE)
+        for b in range(a, N_KINDS):
+            if not (m1 >> b) & 1:
+                continue
+            exchange_left(S, seat, I64(a), I64(b))
+            n += _popcount(exchange_picks(S, I64(a), I64(b), I64(2)))
+            if n >= limit:
+                return n
+    return n
+
+
+@nb.njit(cache=True, inline="always")
+def _popcount(x):
+    n = ZERO
+    while x != 0:
+        x &= x - 1
+        n += 1
+    return n
+
+
+@nb.njit(cache=True, _nrt=False)
+def legal_actions(S, seat, q):
+    """Bit set of the legal actions (``simcore.contract.actions``) for question q, posed to the
+    seat (its view holds the offer: ``pose``), from the checks the engine makes of an answer
+    (``_legal_discard``, ``_kong_mask``, ``_claim_options``, ``_rob_window``, ``_choose_voids``).
+    The exchange's first pick: ``exchange_picks``."""
+    v = _v(seat)
+    if q == Q_VOID:
+        return I64(7) << ACT_VOID
+    if q == Q_EXCHANGE:
+        exchange_left(S, seat, MINUS_ONE, MINUS_ONE)
+        return exchange_picks(S, MINUS_ONE, MINUS_ONE, ZERO)
+    m = ONE << ACT_PASS
+    if S[v + vw.V_CAN_WIN]:
+        m |= ONE << ACT_WIN
+    if q == Q_ROB:
+        return m
+    if q == Q_CLAIM:
+        if S[v + vw.V_CAN_PUNG]:
+            m |= ONE << ACT_PUNG
+        if S[v + vw.V_CAN_KONG]:
+            m |= ONE << (ACT_KONG + S[v + vw.V_TILE])
+        return m
+    m = (S[v + vw.V_KONG_MASK] << ACT_KONG) | (m & (ONE << ACT_WIN))
+    drawn = S[v + vw.V_TILE]
+    for t in range(N_KINDS):
+        if _legal_discard(S, seat, I64(t), drawn):
+            m |= ONE << (ACT_DISCARD + t)
+    return m
+
+
+@nb.njit(cache=True, _nrt=False)
+def has_choice(S, seat, q):
+    """Question q, posed to the seat, has two or more legal answers."""
+    if q == Q_EXCHANGE:
+        return exchange_choices(S, seat, I64(2)) >= 2
+    return _popcount(legal_actions(S, seat, q)) >= 2
+
+
+@nb.njit(cache=True, _nrt=False)
+def _agent_stop(S):
+    """At a resume point (kept in S): does an agent seat have a choice here? Not at the point play
+    goes on from (O_AGENT_SKIP)."""
+    if S[O_AGENT_SKIP]:
+        S[O_AGENT_SKIP] = 0
+        return False
+    for seat in range(4):
+        if (S[O_AGENTS] >> seat) & 1:
+            q = pose(S, I64(seat))
+            if q >= 0 and has_choice(S, I64(seat), q):
+                return True
+    return False
+
+
+@nb.njit(cache=True, _nrt=False)
+def _agent_answer(S, seat, q):
+    """An agent seat's answer: the one given from outside, or the only legal one."""
+    ans = S[O_AGENT_ANS + seat]
+    if ans >= 0:
+        S[O_AGENT_ANS + seat] = MINUS_ONE
+        return ans
+    if q == Q_EXCHANGE:   # the only three tiles: the lowest picks
+        exchange_left(S, seat, MINUS_ONE, MINUS_ONE)
+        a = _lowest_bit(exchange_picks(S, MINUS_ONE, MINUS_ONE, ZERO))
+        exchange_left(S, seat, a, MINUS_ONE)
+        b = _lowest_bit(exchange_picks(S, a, a, ONE))
+        exchange_left(S, seat, a, b)
+        return vw.pack3(a, b, _lowest_bit(exchange_picks(S, a, b, I64(2))))
+    return answer_of(q, _lowest_bit(legal_actions(S, seat, q)))
+
+
+@nb.njit(cache=True, inline="always")
+def _lowest_bit(m):
+    i = ZERO
+    while i < 63 and not (m >> i) & 1:
+        i += 1
+    return i
 
 
 @nb.njit(cache=True, _nrt=False)
@@ -2069,20 +2230,30 @@ def play_hand(S, dealer, fixed_dir):
 @nb.njit(cache=True, inline="always")
 def _pause(S, at, cur, phase, drawn, konged, t):
     """At a resume point: count it down when a pause is set; at zero keep where play stands in
-    S (O_AT ...) and tell ``play_on`` to return. Shadowing, count it."""
+    S (O_AT ...) and tell ``play_on`` to return. With agents outside the engine, stop where one
+    has a choice. Shadowing, count it."""
     S[O_SH_RP] += 1
+    if S[O_AGENTS] != 0:
+        _keep_point(S, at, cur, phase, drawn, konged, t)
+        return _agent_stop(S)
     if S[O_PAUSE] <= 0:
         return False
     S[O_PAUSE] -= 1
     if S[O_PAUSE] > 0:
         return False
+    _keep_point(S, at, cur, phase, drawn, konged, t)
+    return True
+
+
+@nb.njit(cache=True, inline="always")
+def _keep_point(S, at, cur, phase, drawn, konged, t):
+    """Where play stands, into S (O_AT ...), for ``play_on`` to go on from."""
     S[O_AT] = at
     S[O_CUR] = cur
     S[O_PHASE] = phase
     S[O_DRAWN] = drawn
     S[O_KONGED] = 1 if konged else 0
     S[O_DISCARDED] = t
-    return True
 
 
 @nb.njit(cache=True, _nrt=False)
@@ -2131,19 +2302,31 @@ def play_on(S, fixed_dir):
             at = AT_ASK
         discarded = at == AT_CLAIMS
         while not discarded and S[O_ERR] == ERR_NONE:
-            if _pause(S, AT_ASK, cur, phase, drawn, kong_turn, t):
-                return PAUSED
-            can_win, mask = _turn_options(S, cur, drawn, phase)
-            ans = _turn_answer(S, cur, drawn, can_win, mask)
-            if ans == A_WIN and can_win:
-                _self_draw(S, cur, drawn, phase, dealer)
-                _check(S)
-                end, cur = _after_self_draw(S, cur)
-                phase = PHASE_DRAW
-                break
-            k = ans - A_KONG
-            if 0 <= k < N_KINDS and (mask >> k) & 1:
-                if _find_pung(S, cur, k) >= 0 and S[O_LOCKED + cur] == 0:
+            if at == AT_ROB:   # going on at the robbing of the kong of t
+                k = t
+                added = True
+                mask = ZERO
+                ans = MINUS_ONE
+                at = AT_ASK
+            else:
+                if _pause(S, AT_ASK, cur, phase, drawn, kong_turn, t):
+                    return PAUSED
+                can_win, mask = _turn_options(S, cur, drawn, phase)
+                ans = _turn_answer(S, cur, drawn, can_win, mask)
+                if ans == A_WIN and can_win:
+                    _self_draw(S, cur, drawn, phase, dealer)
+                    _check(S)
+                    end, cur = _after_self_draw(S, cur)
+                    phase = PHASE_DRAW
+                    break
+                k = ans - A_KONG
+                added = False
+                if 0 <= k < N_KINDS and (mask >> k) & 1:
+                    added = _find_pung(S, cur, k) >= 0 and S[O_LOCKED + cur] == 0
+                    if added and _pause(S, AT_ROB, cur, phase, drawn, kong_turn, k):
+                        return PAUSED
+            if added or (0 <= k < N_KINDS and (mask >> k) & 1):
+                if added:
                     robbed, end, nxt = _added_kong(S, cur, k)
                     if robbed != 0:
                         cur = nxt

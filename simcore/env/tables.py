@@ -1,0 +1,232 @@
+"""Tables with agent seats, from Python: the arrays ``simcore.engine.agents`` steps, the seats and
+rules they play, the checks on what an agent answers, and a finished hand's rows. Every
+environment of ``simcore.env`` (and ``sichuan dataset``) is a thin layer over ``Tables``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from simcore.contract import records as rec
+from simcore.contract.actions import N_ACTIONS, action_name
+from simcore.contract.rules import RuleSet, resolve
+from simcore.contract.tables import load_tables
+from simcore.contract.view import QUESTION_NAMES, SETUP_SCRATCH, N_PARAMS, N_SCRATCH, VIEW_LEN
+from simcore.engine import agents as AG
+from simcore.engine import kernel as K
+from simcore.runs.batch import BatchResult
+
+# room for a hand's wins and payments (a blood-flow hand rarely has more than 30 wins)
+WIN_CAP = {"battle": 8, "flow": 96}
+PAY_CAP = {"battle": 64, "flow": 512}
+
+
+class IllegalActionError(ValueError):
+    """An agent answered with an action its mask does not allow: nothing was played."""
+
+
+class EngineError(RuntimeError):
+    """The engine stopped a hand (a user strategy's illegal answer, or a bug): one line that says which."""
+
+
+@dataclass
+class HandResult:
+    """A finished hand's rows, as ``sichuan simulate`` writes them: ``tables()`` gives the four
+    Arrow tables (hands, seats, wins, payments; ``simcore.runs.shards.COLUMNS``)."""
+
+    g: int
+    hand: np.ndarray   # (N_HAND_FIELDS,)
+    seat: np.ndarray   # (4, N_SEAT_FIELDS)
+    win: np.ndarray    # (wins, N_WIN_FIELDS)
+    pay: np.ndarray    # (payments, N_PAY_FIELDS)
+    strategies: list
+    hands_per_match: int = 1
+
+    @property
+    def nets(self) -> np.ndarray:
+        return self.seat[:, rec.S_NET].astype(np.int64)
+
+    def tables(self) -> dict:
+        from simcore.runs.shards import batch_tables
+
+        res = BatchResult(np.array([self.g], np.int64), self.hand[None], self.seat[None], self.win[None],
+                          self.pay[None], self.hands_per_match > 1, self.hands_per_match)
+        return batch_tables(res, self.strategies)
+
+    def frames(self) -> dict:
+        """The four tables as pandas DataFrames."""
+        return {name: t.to_pandas() for name, t in self.tables().items()}
+
+
+def seat_specs(rules: RuleSet, opponents, agents) -> list:
+    """The four seat specs: ``opponents`` (one spec, or a spec per seat as text ``A,B,C,D`` or a
+    list) at the engine's seats. An agent seat gets the first opponent's spec as a placeholder its
+    strategies never answer (every question put to it is the agent's)."""
+    from strategies.registry import parse_seat, parse_seats
+
+    if isinstance(opponents, (list, tuple)):
+        specs = [parse_seat(str(o)) for o in opponents]
+    elif "," in str(opponents):
+        specs = parse_seats(str(opponents))
+    else:
+        specs = [parse_seat(str(opponents))] * 4
+    if len(specs) != 4:
+        raise ValueError(f"opponents: give one seat spec or four, not {len(specs)}")
+    return specs
+
+
+class Tables:
+    """``n`` tables of the same rules and seats, the seats in ``agents`` answered from outside.
+    ``reset(seed, first, stride)`` puts table i at item ``first + i`` (then ``+ stride``, ...),
+    each at its first decision; ``step(actions)`` answers and plays on (``agents.step_tables``).
+    ``last``: the last item a table may play (None: no end)."""
+
+    def __init__(self, n: int, rules="battle", opponents="expert", agents=(0,), match: bool = False,
+                 paid_now: bool = False, draw_order: str = "table"):
+        from strategies.registry import seat_functions
+
+        if n < 1:
+            raise ValueError("the number of tables must be at least 1")
+        agents = tuple(sorted(set(int(a) for a in agents)))
+        if not agents or any(not 0 <= a < 4 for a in agents):
+            raise ValueError(f"agent seats must be among 0, 1, 2, 3, got {agents}")
+        self.rules = resolve(rules) if not isinstance(rules, RuleSet) else rules
+        self.n, self.agents, self.match, self.paid_now = n, agents, bool(match), bool(paid_now)
+        self.specs = seat_specs(self.rules, opponents, agents)
+        self.strategies = [("agent" if s in agents else spec.canonical) for s, spec in enumerate(self.specs)]
+        self.players = seat_functions(self.specs)
+        self.setup = self.players.setup.copy()
+        for s in agents:   # an agent seat's placeholder strategies are never asked: no scratch
+            self.setup[SETUP_SCRATCH + s] = 0
+        self.R = K.engine_rules(self.rules, draw_order)
+        self.tab = load_tables()
+        self.hpm = self.rules.hands_per_match if self.match else 1
+        wcap, pcap = WIN_CAP[self.rules.variant], PAY_CAP[self.rules.variant]
+        self.ST = np.zeros((n, AG.state_len(wcap, pcap)), np.int64)
+        self.E = np.zeros((n, AG.E_LEN), np.int64)
+        self.A = np.zeros((n, int(K._arena_len(self.players.arena))), np.int64)
+        self.hand = np.zeros((n, rec.N_HAND_FIELDS), np.int32)
+        self.seat = np.zeros((n, 4, rec.N_SEAT_FIELDS), np.int32)
+        self.win = np.zeros((n, wcap, rec.N_WIN_FIELDS), np.int32)
+        self.pay = np.zeros((n, pcap, rec.N_PAY_FIELDS), np.int32)
+        self.obs = np.zeros((n, AG.OBS_LEN), np.float32)
+        self.masks = np.zeros((n, N_ACTIONS), np.int8)
+        self.reward = np.zeros((n, 4), np.int64)
+        self.status = np.zeros(n, np.int64)
+        self._builtins: dict = {}
+        self.seed = None
+
+    # -- playing -------------------------------------------------------------------------------
+
+    def reset(self, seed: int, first: int = 0, stride: int | None = None, last: int | None = None) -> None:
+        if seed < 0 or first < 0:
+            raise ValueError("the seed and the first hand must be non-negative integers")
+        self.seed = int(seed)
+        stride = self.n if stride is None else stride
+        agents = sum(1 << a for a in self.agents)
+        p = self.players
+        AG.init_kernel()(self.ST, self.E, self.A, self.R, np.int64(seed), np.int64(agents), np.int64(first),
+                       np.int64(stride), np.int64(-1 if last is None else last), bool(self.match),
+                       np.int64(self.win.shape[1]), np.int64(self.pay.shape[1]), self.tab, p.fns, self.setup,
+                       p.rfns, p.arena)
+        for b in self._builtins.values():
+            b.clear()
+        AG.first_decisions(self.ST, self.E, self.obs, self.masks, self.reward, self.status, self.hand, self.seat,
+                           self.win, self.pay, self.paid_now)
+        self._raise_errors()
+
+    def step(self, actions) -> None:
+        actions = np.ascontiguousarray(actions, np.int64).reshape(self.n)
+        self.check_actions(actions)
+        AG.step_tables(self.ST, self.E, actions, self.obs, self.masks, self.reward, self.status, self.hand, self.seat,
+                       self.win, self.pay, self.paid_now)
+        self._raise_errors()
+
+    def check_actions(self, actions: np.ndarray) -> None:
+        live = self.status != AG.OVER
+        ok = (actions >= 0) & (actions < N_ACTIONS)
+        ok[ok] = self.masks[np.flatnonzero(ok), actions[ok]] == 1
+        bad = np.flatnonzero(live & ~ok)
+        if bad.size:
+            i = int(bad[0])
+            a = int(actions[i])
+            what = action_name(a) if 0 <= a < N_ACTIONS else "no action"
+            legal = ", ".join(f"{x} ({action_name(x)})" for x in np.flatnonzero(self.masks[i]))
+            where = f"table {i}: " if self.n > 1 else ""
+            raise IllegalActionError(f"{where}action {a} ({what}) is not legal at this {self.question_name(i)} "
+                                     f"question; legal: {legal}")
+
+    def _raise_errors(self) -> None:
+        bad = np.flatnonzero(self.status == AG.ERROR)
+        if bad.size:
+            from simcore.runs.batch import describe_error
+
+            i = int(bad[0])
+            g = int(self.E[i, AG.E_ENDED])
+            raise EngineError(describe_error(self.hand[i], g, self.strategies, f"--seed {self.seed} --hand {g}"))
+
+    # -- what a table stands at ------------------------------------------------------------------
+
+    def pending_seat(self, i: int) -> int:
+        return int(self.E[i, AG.E_PEND + self.E[i, AG.E_POS]])
+
+    def question(self, i: int) -> int:
+        return int(self.E[i, AG.E_Q + self.E[i, AG.E_POS]])
+
+    def question_name(self, i: int) -> str:
+        q = self.question(i)
+        if q == 0:
+            return f"exchange (pick {int(self.E[i, AG.E_NPICK]) + 1} of 3)"
+        return QUESTION_NAMES[q]
+
+    def hand_index(self, i: int) -> int:
+        return int(self.ST[i, K.O_G])
+
+    def result(self, i: int) -> HandResult:
+        """The rows of the hand table i finished at its last step."""
+        h = self.hand[i].copy()
+        nw, npay = int(h[rec.H_N_WINS]), int(h[rec.H_N_PAYMENTS])
+        if nw > self.win.shape[1] or npay > self.pay.shape[1]:
+            raise EngineError(f"hand {self.hand_index(i)} had {nw} wins and {npay} payments, more than the env keeps")
+        return HandResult(int(self.E[i, AG.E_ENDED]), h, self.seat[i].copy(), self.win[i, :nw].copy(), self.pay[i, :npay].copy(),
+                          self.strategies, self.hpm)
+
+    def views(self) -> np.ndarray:
+        """(n, VIEW_LEN) each table's asked seat's raw view (``simcore.contract.view``)."""
+        out = np.zeros((self.n, VIEW_LEN), np.int64)
+        AG.views_of(self.ST, self.E, out)
+        return out
+
+    def builtin(self, spec: str) -> np.ndarray:
+        """(n,) the action seat spec ``spec`` would take at each table's pending decision
+        (``agents.builtin_actions``); -1 where a table has none."""
+        b = self._builtins.get(spec)
+        if b is None:
+            b = self._builtins[spec] = _Builtin(spec, self.n)
+        out = np.zeros(self.n, np.int64)
+        AG.builtin_kernel()(self.ST, self.E, b.fns, b.setup, b.scratch, b.rng, b.hands, b.memo, out)
+        return out
+
+
+class _Builtin:
+    """A seat spec's strategies and, per table, the scratch and random counter it would have there."""
+
+    def __init__(self, spec: str, n: int):
+        from strategies.registry import parse_seat, seat_functions
+
+        s = parse_seat(spec)
+        players = seat_functions([s] * 4)
+        if players.arena.any():
+            raise ValueError(f"builtin_action({spec!r}): a searching strategy needs its own arena, which "
+                             "builtin_action does not give; seat it with opponents= instead")
+        self.fns = (players.fns[0], players.fns[4], players.fns[8])
+        self.setup = np.ascontiguousarray(players.setup[:3 * N_PARAMS])
+        self.scratch = np.zeros((4 * n, N_SCRATCH), np.int64)
+        self.rng = np.zeros(4 * n, np.int64)
+        self.hands = np.full(4 * n, -1, np.int64)
+        self.memo = np.full((n, 3), -1, np.int64)
+
+    def clear(self) -> None:
+        self.hands[:] = -1
+        self.memo[:] = -1
