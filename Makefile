@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
-EXTRAS := dev,dask,notebooks,sql
+EXTRAS := dev,dask,notebooks,sql,agents
 
 .PHONY: setup test bench run notebooks findings screenshot clean
 

@@ -618,6 +618,60 @@ def simulate_cmd(rules_spec, sets, n_hands, n_matches, seed, seats_spec, out, wo
         click.echo(_format_summary(out, "dealer" if len(set(cfg.seat_names)) == 1 else "strategy", full_names))
 
 
+@main.command("dataset")
+@rules_options
+@seats_option
+@click.option("--record", "record_spec", default="0", show_default=True, metavar="SEATS",
+              help="The seats whose decisions become rows: seat numbers separated by commas (0,1,2,3), or 'all'.")
+@click.option("--hands", "n_hands", type=click.IntRange(min=1), required=True, help="Hands to play (hands 0..N-1 of the seed).")
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
+              help="Hand g of seed s is hand g of `sichuan simulate --seed s`.")
+@click.option("--out", "out", required=True, metavar="DIR", help="Dataset directory (created; an existing one is resumed or extended).")
+@click.option("--chunk-hands", type=click.IntRange(min=1), default=1000, show_default=True,
+              help="Hands per Parquet file (memory holds about one chunk's rows: 4 KB a decision).")
+@click.option("--tables", type=click.IntRange(min=1), default=256, show_default=True,
+              help="Tables stepped together (more: fewer Python steps, more memory).")
+@draw_order_option("table")
+@click.option("--quiet", "-q", is_flag=True, help="No progress line.")
+def dataset_cmd(rules_spec, sets, seats_spec, record_spec, n_hands, seed, out, chunk_hands, tables, draw_order, quiet):
+    """Record every decision of some seats as Parquet rows, for imitation and value learning.
+
+    Plays the hands `sichuan simulate` would (same rules, seats and seed, hand for hand) and
+    writes, for each decision of a recorded seat (a question with two or more legal answers;
+    each of the exchange's three picks is one): hand, seat, step, question, obs (the
+    observation vector of the Python agents' environments), mask, action, the seat's net for
+    the hand, and for a searching seat the candidates it judged with their values.
+    OUT/dataset.json describes the columns; OUT/part-NNNNNN.parquet holds each chunk. Rerunning
+    the command resumes; a larger --hands extends; other changes are refused.
+
+    \b
+    Examples:
+        sichuan dataset --seats expert --record all --hands 20000 --out runs/expert-decisions
+        sichuan dataset --rules flow --seats "search,expert,expert,expert" --record 0 --hands 200 --out runs/search-dec
+    """
+    from simcore.env.dataset import DatasetError, record
+
+    rules = resolve_rules(rules_spec, sets)
+    seats = resolve_seats(seats_spec, to_play=True)
+    try:
+        rec_seats = [0, 1, 2, 3] if record_spec.strip() == "all" else [int(x) for x in record_spec.split(",")]
+    except ValueError:
+        raise CliError(f"--record: seat numbers separated by commas (0-3) or 'all', got {record_spec!r}") from None
+    try:
+        m = record(out, rules, seats, rec_seats, n_hands, seed=seed, chunk=chunk_hands, tables=tables,
+                   draw_order=draw_order, progress=None if quiet else _progress_printer("dataset"))
+    except KeyboardInterrupt:
+        exit_interrupted(KeyboardInterrupt(f"interrupted: complete chunks are kept in {out}; rerun the same command "
+                                           "to finish"), quiet)
+    except (DatasetError, ValueError) as exc:
+        raise CliError(_one_line(exc)) from None
+    if not quiet:
+        t = m["timings"]
+        rate = t.get("last_session_decisions_per_second")
+        click.echo(f"wrote {out}: {m['hands']:,} hands" + (f", {t['last_session_rows']:,} decisions this session "
+                   f"({rate:,.0f} decisions/s)" if rate else " (already complete)"))
+
+
 @main.command("summarize")
 @click.argument("run_dir", metavar="RUN_DIR")
 @click.option("--by", type=click.Choice(SUMMARY_BY), default="strategy", show_default=True,

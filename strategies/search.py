@@ -66,7 +66,9 @@ SW_RANK_T = SW_SQUARE + MAX_CAND  # the fast ranking's best discards
 SW_RANK_K = SW_RANK_T + MAX_CAND  # and their keys
 SW_X = SW_RANK_K + MAX_CAND    # one table's net per candidate
 SW_CROSS = SW_X + MAX_CAND     # [c*MAX_CAND + d]: sums of net(c) * net(d), for paired intervals
-SW_END = SW_CROSS + MAX_CAND * MAX_CAND
+SW_N = SW_CROSS + MAX_CAND * MAX_CAND  # after an answer: the candidates judged (0: none, the policy's answer)
+SW_M = SW_N + 1                # and the tables each was played on (their mean nets: SW_TOTAL / SW_M)
+SW_END = SW_M + 1
 assert SW_END <= AR_WORK
 
 
@@ -289,9 +291,10 @@ def search(q, view, tab):
     """Plays each reasonable answer out from sampled tables (rollouts per candidate, the rollout policy at every seat) and picks the best mean net, when clearly better than the policy's: slow (tens of hands a second)."""
     A = int64_ptr(view[V_ARENA])
     own = _policy_answer(q, view, tab, A)
+    W = work_of(A)
+    W[SW_N] = 0
     if not _searched(q, view):
         return own
-    W = work_of(A)
     W[WK_SHAPE] = I64(param_float(view, P_SHAPE) * 1000.0 + 0.5)
     n = candidates(q, view, tab, own, W, param_int(view, P_CANDIDATES), param_float(view, P_VOID_CLOSE))
     if n <= 1:
@@ -316,6 +319,8 @@ def search(q, view, tab):
         k = k2
     if m == 0:
         return own
+    W[SW_N] = n   # what was judged, for decision datasets (``simcore.env.dataset``)
+    W[SW_M] = m
     return W[SW_CAND + _pick(W, n, m, margin)]
 
 

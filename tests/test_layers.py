@@ -13,7 +13,7 @@ PACKAGES = ("simcore", "strategies", "experiments")
 # Layer of a module by the folder it is in, bottom to top. ``simcore.numba_cache`` and
 # ``simcore.version`` import nothing of ours and are the package's set-up: any layer may use them.
 LAYERS = {"simcore.contract": 0, "simcore.engine": 1, "strategies": 2, "simcore.runs": 3, "simcore.inspection": 4,
-          "simcore": 5, "experiments": 6}
+          "simcore.env": 4, "simcore": 5, "experiments": 6}
 ANYWHERE = {"simcore.numba_cache", "simcore.version"}
 SEAM = ("strategies.search", "simcore.engine")  # the one strategy that plays the engine (ARCHITECTURE.md: Search)
 

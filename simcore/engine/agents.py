@@ -23,7 +23,8 @@ import numpy as np
 
 from simcore.contract import view as vw
 from simcore.contract.actions import ACT_DISCARD, N_ACTIONS, action_of, answer_of
-from simcore.contract.nrt import call_strategy, data_ptr, strategy_addresses
+from simcore.contract.arena import AR_FNS, AR_HEADER, AR_LEN
+from simcore.contract.nrt import address_of, call_strategy, data_ptr, strategy_addresses
 from simcore.contract.records import ERR_NONE
 from simcore.contract.rules import R_HANDS_PER_MATCH, R_START_POINTS
 from simcore.contract.tiles import N_KINDS, NO_VOID
@@ -404,7 +405,7 @@ def init_tables(ST, E, A, R, seed, agents, first, stride, last, match_mode, win_
         start_item(S, E[i])
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def first_decisions(ST, E, obs, masks, reward, status, hand_out, seat_out, win_out, pay_out, paid_now):
     """Play every table from its dealt hand to its first decision: its observation and mask."""
     for i in range(ST.shape[0]):
@@ -416,7 +417,7 @@ def first_decisions(ST, E, obs, masks, reward, status, hand_out, seat_out, win_o
         _emit(S, E[i], obs[i], masks[i], status[i])
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def step_tables(ST, E, actions, obs, masks, reward, status, hand_out, seat_out, win_out, pay_out, paid_now):
     """Answer each table's pending decision with ``actions[i]`` and play it on to its next
     decision (``settle``): ``status[i]``, ``reward[i, seat]`` paid by this step, a finished
@@ -453,15 +454,38 @@ def _emit(S, E, obs, mask, status):
 
 
 @nb.njit(cache=True)
-def builtin_actions(ST, E, fns, setup, scratch, rng, hands, memo, out):
-    """For each table's pending decision, the action the strategy ``fns`` (its play, exchange and
-    void functions; ``setup``: their parameters, a seat's first ``3 * N_PARAMS`` setup slots) would
+def addresses_of(fns, out):
+    """The three strategies' ``nrt.strategy_addresses`` into ``out`` (6 slots), so kernels take
+    them as numbers (a tuple of functions costs a third of a millisecond a call to pass)."""
+    for g in range(3):
+        jit, c = strategy_addresses(fns[g])
+        out[2 * g] = jit
+        out[2 * g + 1] = c
+
+
+@nb.njit(cache=True, nogil=True)
+def builtin_actions(ST, E, fns, setup, rfns, template, arena, copy_out, scratch, rng, hands, memo, out):
+    """For each table's pending decision, the action the strategy ``fns`` (the addresses of its
+    play, exchange and void functions, ``addresses_of``; ``setup``: their parameters, a seat's
+    first ``3 * N_PARAMS`` setup slots) would
     take on a copy of the asked seat's view holding its parameters, its scratch and random counter
     at that table and seat (``scratch[i*4 + seat]``, ``rng[i*4 + seat]``), both zeroed when the
     hand there changes (``hands[i*4 + seat]``: the hand they belong to), as if it sat there.
+    A searching strategy gets an arena of its own (``arena``, laid out from its seat template
+    ``template`` with its rollout players ``rfns``), and after each call the arena's slots
+    ``copy_out[i, 0]`` onwards are copied into ``copy_out[i, 1:]`` (what it judged).
     ``memo[i]``: (decision, answer, hand) of the table's last call, so asking again at the same
     decision (or at the exchange's later picks) asks the strategy nothing new."""
     view = np.empty(VIEW_LEN, np.int64)
+    a_addr = ZERO
+    if template[AR_LEN] > 0:
+        for j in range(AR_HEADER):
+            arena[j] = template[j]
+        for g in range(3):
+            for x in range(4):
+                arena[AR_FNS + 2 * (g * 4 + x)] = rfns[2 * g]
+                arena[AR_FNS + 2 * (g * 4 + x) + 1] = rfns[2 * g + 1]
+        a_addr = address_of(data_ptr(arena))
     for i in range(ST.shape[0]):
         out[i] = -1
         if E[i, E_OVER] or E[i, E_N_PEND] == 0:
@@ -483,15 +507,18 @@ def builtin_actions(ST, E, fns, setup, scratch, rng, hands, memo, out):
                 view[j] = S[v + j]
             for j in range(3 * vw.N_PARAMS):
                 view[vw.V_PARAMS + j] = setup[j]
+            view[vw.V_ARENA] = a_addr
             for j in range(vw.N_SCRATCH):
                 view[vw.V_SCRATCH + j] = scratch[k, j]
             view[vw.V_RNG_COUNT] = rng[k]
             group = 1 if q == Q_EXCHANGE else (2 if q == Q_VOID else 0)
-            jit, c = strategy_addresses(fns[group])
-            ans = call_strategy(jit, c, q, view, K._tab(S))
+            ans = call_strategy(fns[2 * group], fns[2 * group + 1], q, view, K._tab(S))
             for j in range(vw.N_SCRATCH):
                 scratch[k, j] = view[vw.V_SCRATCH + j]
             rng[k] = view[vw.V_RNG_COUNT]
+            at = copy_out[i, 0]
+            for j in range(1, copy_out.shape[1]):
+                copy_out[i, j] = arena[at + j - 1]
             memo[i, 0] = key
             memo[i, 1] = ans
             memo[i, 2] = S[K.O_G]
@@ -540,8 +567,8 @@ _I64T = nb.types.int64
 _M2 = _I64T[:, ::1]
 SIG_INIT = nb.types.void(_M2, _M2, _M2, _I64T[::1], _I64T, _I64T, _I64T, _I64T, _I64T, nb.types.boolean, _I64T, _I64T,
                          nb.types.uint8[::1], K._FNS, _I64T[::1], K._FNS, _I64T[::1])
-SIG_BUILTIN = nb.types.void(_M2, _M2, nb.types.UniTuple(vw.STRATEGY_TYPE, 3), _I64T[::1], _M2, _I64T[::1],
-                            _I64T[::1], _M2, _I64T[::1])
+_FNS3 = nb.types.UniTuple(vw.STRATEGY_TYPE, 3)
+SIG_ADDRESSES = nb.types.void(_FNS3, _I64T[::1])
 
 
 def init_kernel():
@@ -549,6 +576,6 @@ def init_kernel():
     return K._compiled_for(init_tables, SIG_INIT)
 
 
-def builtin_kernel():
-    """``builtin_actions`` for ``SIG_BUILTIN``."""
-    return K._compiled_for(builtin_actions, SIG_BUILTIN)
+def addresses_kernel():
+    """``addresses_of`` for ``SIG_ADDRESSES``."""
+    return K._compiled_for(addresses_of, SIG_ADDRESSES)

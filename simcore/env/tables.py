@@ -201,27 +201,40 @@ class Tables:
     def builtin(self, spec: str) -> np.ndarray:
         """(n,) the action seat spec ``spec`` would take at each table's pending decision
         (``agents.builtin_actions``); -1 where a table has none."""
+        return self.builtin_of(spec)(self)
+
+    def builtin_of(self, spec: str) -> "_Builtin":
         b = self._builtins.get(spec)
         if b is None:
             b = self._builtins[spec] = _Builtin(spec, self.n)
-        out = np.zeros(self.n, np.int64)
-        AG.builtin_kernel()(self.ST, self.E, b.fns, b.setup, b.scratch, b.rng, b.hands, b.memo, out)
-        return out
+        return b
 
 
 class _Builtin:
-    """A seat spec's strategies and, per table, the scratch and random counter it would have there."""
+    """A seat spec's strategies and, per table and seat, the scratch and random counter it would
+    have there; a searching spec's arena, and per table what it judged at its last answer
+    (``judged``: the arena's search work from ``strategies.search.SW_CAND`` to ``SW_END``)."""
 
     def __init__(self, spec: str, n: int):
+        from simcore.contract.arena import AR_HEADER, AR_LEN, AR_STATE_LEN, AR_STATES, N_STATES
+        from strategies import search
         from strategies.registry import parse_seat, seat_functions
 
         s = parse_seat(spec)
         players = seat_functions([s] * 4)
-        if players.arena.any():
-            raise ValueError(f"builtin_action({spec!r}): a searching strategy needs its own arena, which "
-                             "builtin_action does not give; seat it with opponents= instead")
-        self.fns = (players.fns[0], players.fns[4], players.fns[8])
+        self.fns = np.zeros(6, np.int64)
+        self.rfns = np.zeros(6, np.int64)
+        AG.addresses_kernel()((players.fns[0], players.fns[4], players.fns[8]), self.fns)
+        AG.addresses_kernel()((players.rfns[0], players.rfns[4], players.rfns[8]), self.rfns)
+        self._keep = players   # the functions behind the addresses stay alive with it
+        self.template = np.ascontiguousarray(players.arena[:AR_HEADER])
         self.setup = np.ascontiguousarray(players.setup[:3 * N_PARAMS])
+        self.searches = bool(self.template[AR_LEN] > 0)
+        self.arena = np.zeros(max(int(self.template[AR_LEN]), 1), np.int64)
+        n_copy = search.SW_END - search.SW_CAND if self.searches else 0
+        self.judged = np.zeros((n, 1 + n_copy), np.int64)
+        if self.searches:
+            self.judged[:, 0] = AR_STATES + N_STATES * int(self.template[AR_STATE_LEN]) + search.SW_CAND
         self.scratch = np.zeros((4 * n, N_SCRATCH), np.int64)
         self.rng = np.zeros(4 * n, np.int64)
         self.hands = np.full(4 * n, -1, np.int64)
@@ -230,3 +243,9 @@ class _Builtin:
     def clear(self) -> None:
         self.hands[:] = -1
         self.memo[:] = -1
+
+    def __call__(self, tables: "Tables") -> np.ndarray:
+        out = np.zeros(tables.n, np.int64)
+        AG.builtin_actions(tables.ST, tables.E, self.fns, self.setup, self.rfns, self.template, self.arena,
+                            self.judged, self.scratch, self.rng, self.hands, self.memo, out)
+        return out

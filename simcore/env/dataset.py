@@ -1,0 +1,277 @@
+"""Decision datasets (``sichuan dataset``): every decision of the recorded seats as Parquet rows,
+for imitation and value learning.
+
+The hands are those of ``sichuan simulate`` with the same rules, seats and seed: the recorded
+seats are agent seats of ``Tables`` answered by their own seat spec (``Tables.builtin``: the
+same answers as seated, hand for hand). A directory holds ``dataset.json`` and one
+``part-<chunk>.parquet`` per chunk of ``chunk`` hands, written under a dot-name and renamed
+when complete, so memory stays flat and an interrupted run resumes: the same command skips
+complete chunks, a larger ``--hands`` extends, any other change is refused.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from simcore.contract.actions import N_ACTIONS, action_of
+from simcore.contract.records import S_NET
+from simcore.contract.view import QUESTION_NAMES, Q_EXCHANGE, V_TILE
+from simcore.engine import agents as AG
+from simcore.engine import kernel as K
+from simcore.runs.files import ManagedDir, now
+from simcore.version import __version__
+
+SCHEMA_VERSION = 1
+MANIFEST = "dataset.json"
+COLUMNS = (
+    ("hand", "int64", "global hand index (hand g of seed s is hand g of `sichuan simulate --seed s`)"),
+    ("seat", "int8", "the recorded seat"),
+    ("step", "int16", "the seat's decision number in the hand, from 0 (each exchange pick is one)"),
+    ("question", "string (dict)", "exchange, void, turn, claim or rob"),
+    ("obs", f"fixed_size_list<float32>[{AG.OBS_LEN}]", "the observation (README: Python agents; `simcore.env.OBS_FIELDS`)"),
+    ("mask", f"fixed_size_list<int8>[{N_ACTIONS}]", "the legal actions (1) of the decision"),
+    ("action", "int16", "the action taken (`simcore.contract.actions`)"),
+    ("net", "int32", "the seat's net for the hand"),
+    ("candidates", "list<int32>, nullable", "a searching seat: the answers it judged (actions; at the exchange "
+                                            "the three tiles as `a + 32*b + 1024*c`, a <= b <= c), on the "
+                                            "decision's first row; null where it judged none"),
+    ("candidate_values", "list<float32>, nullable", "each candidate's judged value: its mean net over the "
+                                                    "rollout tables"),
+)
+
+
+class DatasetError(ValueError):
+    """A dataset command that cannot go on: one line that says why."""
+
+
+def _schema() -> pa.Schema:
+    return pa.schema([
+        pa.field("hand", pa.int64(), nullable=False), pa.field("seat", pa.int8(), nullable=False),
+        pa.field("step", pa.int16(), nullable=False),
+        pa.field("question", pa.dictionary(pa.int8(), pa.string()), nullable=False),
+        pa.field("obs", pa.list_(pa.float32(), AG.OBS_LEN), nullable=False),
+        pa.field("mask", pa.list_(pa.int8(), N_ACTIONS), nullable=False),
+        pa.field("action", pa.int16(), nullable=False), pa.field("net", pa.int32(), nullable=False),
+        pa.field("candidates", pa.list_(pa.int32())), pa.field("candidate_values", pa.list_(pa.float32())),
+    ])
+
+
+def _config(rules, seats, record, seed: int, chunk: int, draw_order: str) -> dict:
+    return {"rules": {"preset": rules.preset, **rules.options()}, "seats": [s.canonical for s in seats],
+            "record": list(record), "seed": seed, "chunk": chunk, "draw_order": draw_order,
+            "obs_len": AG.OBS_LEN, "n_actions": N_ACTIONS}
+
+
+def _read_manifest(path: Path) -> dict:
+    import json
+
+    try:
+        return json.loads((path / MANIFEST).read_text())
+    except (OSError, ValueError) as exc:
+        raise DatasetError(f"{path / MANIFEST} is unreadable ({exc}); choose a new directory") from None
+
+
+def part_path(directory: Path, c: int) -> Path:
+    return Path(directory) / f"part-{c:06d}.parquet"
+
+
+def _complete(directory: Path, c: int, rows_hint: tuple[int, int]) -> bool:
+    """Chunk c's file exists and its footer reads, with the chunk's hands in its metadata."""
+    p = part_path(directory, c)
+    if not p.exists():
+        return False
+    try:
+        md = pq.read_metadata(p).metadata or {}
+    except (OSError, pa.ArrowInvalid):
+        return False
+    return md.get(b"hands") == f"{rows_hint[0]}-{rows_hint[1]}".encode()
+
+
+def record(out, rules, seats, record_seats, hands: int, seed: int = 0, chunk: int = 1000, tables: int = 256,
+           draw_order: str = "table", progress=None) -> dict:
+    """Write the dataset of ``hands`` hands to ``out`` (see the module's docstring); returns the
+    manifest. ``seats``: four ``SeatSpec``; ``record_seats``: the seats whose decisions are rows."""
+    record_seats = tuple(sorted(set(int(s) for s in record_seats)))
+    if not record_seats or any(not 0 <= s < 4 for s in record_seats):
+        raise DatasetError(f"--record: seats among 0, 1, 2, 3, got {record_seats}")
+    if hands < 1 or chunk < 1 or tables < 1:
+        raise DatasetError("--hands, --chunk-hands and --tables must be positive")
+    cfg = _config(rules, seats, record_seats, seed, chunk, draw_order)
+    with ManagedDir(out, "dataset directory", MANIFEST, ".dataset.lock", DatasetError) as d:
+        old = d.existing(_read_manifest)
+        if old is not None:
+            diff = [k for k in cfg if old.get("config", {}).get(k) != cfg[k]]
+            if diff:
+                raise DatasetError(f"{out} holds a dataset with another {', '.join(diff)}; choose a new directory "
+                                   "(only a larger --hands extends one)")
+            if hands < old["hands"]:
+                raise DatasetError(f"{out} holds {old['hands']:,} hands; --hands may only grow")
+        timings = d.timings(old)
+        manifest = {"schema_version": SCHEMA_VERSION, "version": __version__, "config": cfg, "hands": hands,
+                    "chunks": -(-hands // chunk), "complete": False, "timings": timings,
+                    "columns": {n: {"type": t, "meaning": m} for n, t, m in COLUMNS}}
+        d.write_manifest(manifest)
+        t0 = time.perf_counter()
+        done_rows = done_hands = 0
+        todo = [c for c in range(manifest["chunks"])
+                if not _complete(d.path, c, (c * chunk, min((c + 1) * chunk, hands) - 1))]
+        total = sum(min((x + 1) * chunk, hands) - x * chunk for x in todo)
+        if progress and todo:
+            progress(0, total, 0.0)
+        # a writer thread encodes and writes chunk c while the engine (which releases the GIL) plays c + 1
+        with ThreadPoolExecutor(1) as writer:
+            pending = None
+            for c in todo:
+                lo, hi = c * chunk, min((c + 1) * chunk, hands)
+                rows = _play_chunk(rules, seats, record_seats, seed, lo, hi, min(tables, hi - lo), draw_order)
+                if pending is not None:
+                    pending.result()
+                pending = writer.submit(_write_part, d.path, c, rows, lo, hi)
+                done_rows += rows.n
+                done_hands += hi - lo
+                if progress:
+                    progress(done_hands, total, time.perf_counter() - t0)
+            if pending is not None:
+                pending.result()
+        seconds = time.perf_counter() - t0
+        d.end_session(timings, seconds)
+        timings["last_session_rows"] = done_rows
+        timings["last_session_decisions_per_second"] = round(done_rows / seconds, 1) if done_rows else None
+        manifest.update(complete=True, timings=timings, updated=now())
+        d.write_manifest(manifest)
+        return manifest
+
+
+def _write_part(directory: Path, c: int, rows: "_Rows", lo: int, hi: int) -> None:
+    final = part_path(directory, c)
+    tmp = directory / f".{final.name}.{os.getpid()}.tmp"
+    table = rows.table().replace_schema_metadata({"hands": f"{lo}-{hi - 1}"})
+    try:
+        # no dictionaries but the question's: observations are 4 KB of small numbers a row
+        pq.write_table(table, tmp, compression="zstd", use_dictionary=["question"])
+        os.replace(tmp, final)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise DatasetError(f"cannot write chunk {c} of {directory}: {exc.strerror or exc}") from None
+
+
+def _play_chunk(rules, seats, record_seats, seed: int, lo: int, hi: int, n_tables: int, draw_order: str) -> "_Rows":
+    """Hands lo..hi-1 on ``n_tables`` tables (table i plays lo + i, lo + i + n_tables, ...), every
+    decision of the recorded seats answered by its own spec and kept as a row."""
+    from simcore.env.tables import Tables
+
+    specs = [s.canonical for s in seats]
+    T = Tables(n_tables, rules, specs, agents=record_seats, draw_order=draw_order)
+    T.reset(seed, first=lo, stride=n_tables, last=hi - 1)
+    by_spec = {}
+    for s in record_seats:
+        by_spec.setdefault(specs[s], []).append(s)
+    builtins = {sp: T.builtin_of(sp) for sp in by_spec}
+    cols = {k: [] for k in ("hand", "seat", "step", "question", "obs", "mask", "action")}
+    cand_rows, cand, cand_val = [], [], []
+    nets = np.zeros((hi - lo, 4), np.int64)
+    n_rows = 0
+    while True:
+        live = np.flatnonzero(T.status != AG.OVER)
+        if not live.size:
+            break
+        seat = T.E[live, AG.E_PEND + T.E[live, AG.E_POS]]
+        acts = np.full(T.n, 0, np.int64)
+        for sp, owners in by_spec.items():
+            a = builtins[sp](T)
+            pick = np.isin(seat, owners)
+            acts[live[pick]] = a[live[pick]]
+            if builtins[sp].searches:
+                for j in np.flatnonzero(pick):
+                    i = live[j]
+                    if T.E[i, AG.E_NPICK] == 0:
+                        got = _judged(builtins[sp].judged[i], T, i)
+                        if got is not None:
+                            cand_rows.append(n_rows + j)
+                            cand.append(got[0])
+                            cand_val.append(got[1])
+        cols["hand"].append(T.ST[live, K.O_G].copy())
+        cols["seat"].append(seat.astype(np.int8))
+        cols["step"].append(T.E[live, AG.E_STEP + seat].astype(np.int16))
+        cols["question"].append(T.E[live, AG.E_Q + T.E[live, AG.E_POS]].astype(np.int8))
+        cols["obs"].append(T.obs[live].copy())
+        cols["mask"].append(T.masks[live].copy())
+        cols["action"].append(acts[live].astype(np.int16))
+        n_rows += live.size
+        T.step(acts)
+        for i in np.flatnonzero(T.status != AG.DECISION):   # a hand ended at table i (the engine raises errors)
+            nets[T.E[i, AG.E_ENDED] - lo] = T.seat[i, :, S_NET]
+    return _Rows(cols, nets, lo, n_rows, cand_rows, cand, cand_val)
+
+
+def _judged(row: np.ndarray, T, i: int):
+    """(candidate actions, mean nets) a searching builtin judged at table i's decision, or None."""
+    from strategies import search
+
+    w = row[1:]
+    n, m = int(w[search.SW_N - search.SW_CAND]), int(w[search.SW_M - search.SW_CAND])
+    if n <= 0 or m <= 0:
+        return None
+    answers = w[:n]
+    totals = w[search.SW_TOTAL - search.SW_CAND:search.SW_TOTAL - search.SW_CAND + n]
+    q = T.question(i)
+    if q == Q_EXCHANGE:
+        acts = []
+        for x in answers:
+            a, b, c = sorted((int(x) >> 5 * k) & 31 for k in range(3))
+            acts.append(a + 32 * b + 1024 * c)
+    else:
+        tile = int(T.ST[i, K.O_VIEWS + T.pending_seat(i) * K.VIEW_LEN + V_TILE])
+        acts = [int(action_of(np.int64(q), np.int64(x), np.int64(tile))) for x in answers]
+    return acts, [float(t) / m for t in totals]
+
+
+class _Rows:
+    """A chunk's rows as played (per step, per table), made into its Arrow table by the writer."""
+
+    def __init__(self, cols: dict, nets: np.ndarray, lo: int, n: int, cand_rows, cand, cand_val):
+        self.cols, self.nets, self.lo, self.n = cols, nets, lo, n
+        self.cand_rows, self.cand, self.cand_val = cand_rows, cand, cand_val
+
+    def table(self) -> pa.Table:
+        return _arrow(self.cols, self.nets, self.lo, self.n, self.cand_rows, self.cand, self.cand_val)
+
+
+def _arrow(cols: dict, nets: np.ndarray, lo: int, n_rows: int, cand_rows, cand, cand_val) -> pa.Table:
+    """Rows in (hand, seat, step) order."""
+    cat = {k: (np.concatenate(v) if v else np.zeros(0)) for k, v in cols.items()}
+    hand, seat = cat["hand"], cat["seat"]
+    net = nets[hand - lo, seat.astype(np.int64)].astype(np.int32) if n_rows else np.zeros(0, np.int32)
+    q = pa.DictionaryArray.from_arrays(pa.array(cat["question"], pa.int8()), pa.array(list(QUESTION_NAMES)))
+    obs = pa.FixedSizeListArray.from_arrays(pa.array(cat["obs"].reshape(-1), pa.float32()), AG.OBS_LEN)
+    mask = pa.FixedSizeListArray.from_arrays(pa.array(cat["mask"].reshape(-1), pa.int8()), N_ACTIONS)
+    c_list = [None] * n_rows
+    v_list = [None] * n_rows
+    for r, a, v in zip(cand_rows, cand, cand_val):
+        c_list[r], v_list[r] = a, v
+    order = np.lexsort((cat["step"], seat, hand)) if n_rows else np.zeros(0, np.int64)
+    t = pa.table({"hand": pa.array(hand, pa.int64()), "seat": pa.array(seat, pa.int8()),
+                  "step": pa.array(cat["step"], pa.int16()), "question": q, "obs": obs, "mask": mask,
+                  "action": pa.array(cat["action"], pa.int16()), "net": pa.array(net, pa.int32()),
+                  "candidates": pa.array(c_list, pa.list_(pa.int32())),
+                  "candidate_values": pa.array(v_list, pa.list_(pa.float32()))}, schema=_schema())
+    return t.take(pa.array(order))
+
+
+def load(directory, columns=None):
+    """The dataset's rows as one pandas DataFrame (obs and mask as arrays per row); a dataset
+    larger than memory is read part by part with ``pyarrow.dataset``."""
+    directory = Path(directory)
+    if not (directory / MANIFEST).exists():
+        raise DatasetError(f"{directory} holds no {MANIFEST}: not a dataset directory")
+    parts = sorted(directory.glob("part-*.parquet"))
+    if not parts:
+        raise DatasetError(f"{directory} holds no complete chunk yet")
+    return pq.ParquetDataset(parts).read(columns=columns).to_pandas()
