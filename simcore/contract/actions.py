@@ -49,9 +49,10 @@ def action_name(a: int) -> str:
 
 
 @nb.njit(cache=True)
-def answer_of(q, a):
+def answer_of(q, a, tile):
     """The engine's answer to question q for action a (not the exchange: its picks are packed by the
-    caller); -1 when a answers no such question."""
+    caller; ``tile``: the tile a claim is on, the only one it may kong); -1 when a answers no such
+    question."""
     if q == Q_TURN:
         if ACT_DISCARD <= a < ACT_KONG:
             return np.int64(a - ACT_DISCARD)
@@ -65,7 +66,7 @@ def answer_of(q, a):
             return np.int64(C_PASS)
         if q == Q_CLAIM and a == ACT_PUNG:
             return np.int64(C_PUNG)
-        return np.int64(C_KONG) if q == Q_CLAIM and ACT_KONG <= a < ACT_WIN else np.int64(-1)
+        return np.int64(C_KONG) if q == Q_CLAIM and a == ACT_KONG + tile else np.int64(-1)
     if q == Q_VOID and ACT_VOID <= a < N_ACTIONS:
         return np.int64(a - ACT_VOID)
     return np.int64(-1)

@@ -321,7 +321,7 @@ def apply(S, E, a):
             return DECISION
         ans = vw.pack3(E[E_PICKS], E[E_PICKS + 1], E[E_PICKS + 2])
     else:
-        ans = answer_of(q, a)
+        ans = answer_of(q, a, S[K._v(seat) + vw.V_TILE])
     S[K.O_AGENT_ANS + seat] = ans
     E[E_POS] = pos + 1
     if pos + 1 < E[E_N_PEND]:
@@ -524,13 +524,31 @@ def builtin_actions(ST, E, fns, setup, rfns, template, arena, copy_out, scratch,
             memo[i, 2] = S[K.O_G]
         ans = memo[i, 1]
         if q == Q_EXCHANGE:
-            a, b, c3 = vw.unpack3(ans)
-            lo = min(a, min(b, c3))
-            hi = max(a, max(b, c3))
-            picks = (lo, a + b + c3 - lo - hi, hi)
-            out[i] = ACT_DISCARD + picks[E[i, E_NPICK]]
+            out[i] = ACT_DISCARD + _next_pick(ans, E[i])
         else:
             out[i] = action_of(q, ans, S[K._v(seat) + vw.V_TILE])
+
+
+@nb.njit(cache=True, _nrt=False)
+def _next_pick(ans, E):
+    """The exchange pick a strategy that answered ``ans`` (three tiles) makes next: the lowest of its
+    tiles not picked yet that the mask allows (its next tile when the picks so far are its own);
+    the lowest allowed pick when none is."""
+    a, b, c = vw.unpack3(ans)
+    for k in range(E[E_NPICK]):   # take the picks made out of its three tiles
+        p = E[E_PICKS + k]
+        if a == p:
+            a = -1
+        elif b == p:
+            b = -1
+        elif c == p:
+            c = -1
+    best = I64(N_KINDS)
+    m = E[E_MASK]
+    for t in (a, b, c):
+        if 0 <= t < best and (m >> (ACT_DISCARD + t)) & 1:
+            best = t
+    return best if best < N_KINDS else K._lowest_bit(E[E_MASK]) - ACT_DISCARD
 
 
 @nb.njit(cache=True)

@@ -1836,7 +1836,7 @@ def _agent_answer(S, seat, q):
         b = _lowest_bit(exchange_picks(S, a, a, ONE))
         exchange_left(S, seat, a, b)
         return vw.pack3(a, b, _lowest_bit(exchange_picks(S, a, b, I64(2))))
-    return answer_of(q, _lowest_bit(legal_actions(S, seat, q)))
+    return answer_of(q, _lowest_bit(legal_actions(S, seat, q)), S[_v(seat) + vw.V_TILE])
 
 
 @nb.njit(cache=True, inline="always")

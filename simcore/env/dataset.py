@@ -206,7 +206,7 @@ def _play_chunk(rules, seats, record_seats, seed: int, lo: int, hi: int, n_table
         cols["action"].append(acts[live].astype(np.int16))
         n_rows += live.size
         T.step(acts)
-        for i in np.flatnonzero(T.status != AG.DECISION):   # a hand ended at table i (the engine raises errors)
+        for i in np.flatnonzero(T.ended):   # a hand ended at table i (the engine's errors raise)
             nets[T.E[i, AG.E_ENDED] - lo] = T.seat[i, :, S_NET]
     return _Rows(cols, nets, lo, n_rows, cand_rows, cand, cand_val)
 

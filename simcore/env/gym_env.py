@@ -159,9 +159,8 @@ class TableVectorEnv(VectorEnv):
         t = self.tables
         t.step(actions)
         infos = self._infos()
-        ended = t.status != AG.DECISION
-        if ended.any():
-            infos["hand_ended"] = ended
+        if t.ended.any():
+            infos["hand_ended"] = t.ended.copy()
         return (self._obs(), t.reward[:, self.seat].astype(np.float64), t.status == AG.EPISODE_END,
                 np.zeros(self.num_envs, bool), infos)
 

@@ -114,6 +114,7 @@ class Tables:
         self.masks = np.zeros((n, N_ACTIONS), np.int8)
         self.reward = np.zeros((n, 4), np.int64)
         self.status = np.zeros(n, np.int64)
+        self.ended = np.zeros(n, bool)
         self._builtins: dict = {}
         self.seed = None
 
@@ -139,8 +140,10 @@ class Tables:
     def step(self, actions) -> None:
         actions = np.ascontiguousarray(actions, np.int64).reshape(self.n)
         self.check_actions(actions)
+        live = self.status != AG.OVER
         AG.step_tables(self.ST, self.E, actions, self.obs, self.masks, self.reward, self.status, self.hand, self.seat,
                        self.win, self.pay, self.paid_now)
+        self.ended = live & (self.status != AG.DECISION)   # tables whose hand ended in this step
         self._raise_errors()
 
     def check_actions(self, actions: np.ndarray) -> None:

@@ -1,0 +1,209 @@
+"""The Gymnasium and PettingZoo environments (README: Python agents): their checkers, the
+refusal of illegal actions, determinism, autoreset, matches, rewards, the raw view."""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+from pettingzoo.test import api_test
+
+import simcore.env as senv
+from simcore.contract.actions import N_ACTIONS
+from simcore.contract.view import VIEW_LEN
+from simcore.engine import agents as AG
+
+
+def _random_episode(env, rng, steps=10_000):
+    obs, info = env.reset()
+    total = 0.0
+    for _ in range(steps):
+        a = int(rng.choice(np.flatnonzero(obs["action_mask"])))
+        obs, r, term, trunc, info = env.step(a)
+        total += r
+        if term:
+            return total, info
+    raise AssertionError("an episode did not end")
+
+
+def test_gymnasium_check_env_passes():
+    env = gym.make(senv.ENV_ID, rules="battle", opponents="expert", seat=0, illegal="refuse")
+    check_env(env.unwrapped)
+    env = gym.make(senv.ENV_ID, rules="flow", opponents="greedy,expert,efficient,expert", seat=3, illegal="refuse")
+    check_env(env.unwrapped)
+
+
+def test_pettingzoo_api_test_passes():
+    api_test(senv.env(rules="battle"), num_cycles=300)
+    api_test(senv.env(rules="flow", reward="paid"), num_cycles=300)
+
+
+def test_an_illegal_action_is_refused_and_never_played():
+    env = gym.make(senv.ENV_ID, rules="battle", seat=1).unwrapped
+    obs, _ = env.reset(seed=4)
+    bad = int(np.flatnonzero(obs["action_mask"] == 0)[0])
+    before = env.tables.ST.copy()
+    with pytest.raises(senv.IllegalActionError, match=r"action \d+ \(.*\) is not legal at this exchange .*; legal: "):
+        env.step(bad)
+    assert np.array_equal(before, env.tables.ST)
+    with pytest.raises(senv.IllegalActionError, match="is not legal"):
+        env.step(N_ACTIONS + 3)
+    refusing = gym.make(senv.ENV_ID, rules="battle", seat=1, illegal="refuse").unwrapped
+    obs2, _ = refusing.reset(seed=4)
+    obs3, r, term, trunc, info = refusing.step(bad)
+    assert "is not legal" in info["illegal_action"] and r == 0 and not term
+    assert np.array_equal(obs2["observation"], obs3["observation"])
+    with pytest.raises(ValueError, match="illegal must be one of raise, refuse"):
+        gym.make(senv.ENV_ID, illegal="ignore")
+
+
+def test_bad_options_are_one_line_errors():
+    with pytest.raises(ValueError, match="seat must be 0, 1, 2 or 3"):
+        gym.make(senv.ENV_ID, seat=4)
+    with pytest.raises(ValueError, match="reward must be one of hand, paid"):
+        gym.make(senv.ENV_ID, reward="sometimes")
+    with pytest.raises(Exception, match="unknown preset"):
+        gym.make(senv.ENV_ID, rules="bloodbath")
+    with pytest.raises(Exception, match="nosuch"):
+        gym.make(senv.ENV_ID, opponents="nosuch")
+
+
+def test_same_seed_same_actions_same_trajectory_and_episodes_follow_hand_indices():
+    def trajectory(seed):
+        env = gym.make(senv.ENV_ID, rules="flow", seat=2).unwrapped
+        rng = np.random.default_rng(1)
+        obs, info = env.reset(seed=seed)
+        out = [(info["hand"], obs["observation"].copy())]
+        for _ in range(3):
+            total, end = _random_episode_from(env, obs, rng)
+            obs, info = env.reset()
+            out.append((end["hand"], total, info["hand"], obs["observation"].copy()))
+        return out
+
+    def _random_episode_from(env, obs, rng):
+        total = 0.0
+        while True:
+            obs, r, term, _, info = env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+            total += r
+            if term:
+                return total, info
+
+    a, b = trajectory(11), trajectory(11)
+    assert a[0][0] == 0 and [x[0] for x in a[1:]] == [0, 1, 2] and [x[2] for x in a[1:]] == [1, 2, 3]
+    for x, y in zip(a, b):
+        assert all(np.array_equal(u, v) for u, v in zip(x, y))
+    assert not np.array_equal(trajectory(12)[0][1], a[0][1]) or trajectory(12)[1][1] != a[1][1]
+
+
+def test_the_reward_is_the_hand_net_at_the_end_or_as_paid():
+    for reward in ("hand", "paid"):
+        env = gym.make(senv.ENV_ID, rules="flow", seat=0, reward=reward).unwrapped
+        env.reset(seed=3)
+        rng = np.random.default_rng(0)
+        for _ in range(5):
+            total, info = _random_episode(env, rng)
+            assert total == info["result"].nets[0]
+            assert info["result"].nets.sum() == 0
+
+
+def test_a_match_is_one_episode_of_its_hands():
+    env = gym.make(senv.ENV_ID, rules="kawu", seat=1, match=True).unwrapped
+    hpm = env.tables.rules.hands_per_match
+    obs, info = env.reset(seed=2)
+    rng = np.random.default_rng(0)
+    ends, total = [], 0.0
+    while True:
+        obs, r, term, _, info = env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        total += r
+        if "result" in info:
+            ends.append(info["result"])
+        if term:
+            break
+    assert len(ends) == hpm and [e.g for e in ends] == list(range(hpm))
+    assert total == sum(int(e.nets[1]) for e in ends)
+    from simcore.contract import records as rec
+    assert ends[1].seat[1, rec.S_SCORE_BEFORE] == ends[0].seat[1, rec.S_SCORE_BEFORE] + ends[0].nets[1]
+
+
+def test_the_raw_view_on_request():
+    env = gym.make(senv.ENV_ID, rules="battle", raw_view=True).unwrapped
+    _, info = env.reset(seed=0)
+    assert info["view"].shape == (VIEW_LEN,) and info["question"].startswith("exchange")
+    plain = gym.make(senv.ENV_ID, rules="battle").unwrapped
+    assert "view" not in plain.reset(seed=0)[1]
+
+
+def test_the_vector_env_steps_n_tables_with_same_step_autoreset():
+    n = 8
+    env = gym.make_vec(senv.ENV_ID, num_envs=n, vectorization_mode="vector_entry_point", rules="battle", seat=0)
+    assert env.metadata["autoreset_mode"] == gym.vector.AutoresetMode.SAME_STEP
+    assert env.observation_space["observation"].shape == (n, senv.OBS_LEN)
+    obs, _ = env.reset(seed=5)
+    tables = env.unwrapped.tables
+    assert [tables.hand_index(i) for i in range(n)] == list(range(n))
+    played = [[i] for i in range(n)]
+    rng = np.random.default_rng(0)
+    episodes = 0
+    while episodes < 3 * n:
+        m = obs["action_mask"]
+        assert (m.sum(1) >= 2).all()     # every table is back at a decision with a choice
+        actions = (rng.random(m.shape) * m).argmax(1)
+        obs, rew, term, trunc, info = env.step(actions)
+        assert not trunc.any()
+        for i in np.flatnonzero(term):
+            episodes += 1
+            res = env.unwrapped.result(i)
+            assert res.g == played[i][-1] and rew[i] == res.nets[0]
+            played[i].append(tables.hand_index(i))
+            assert tables.hand_index(i) == res.g + n           # table i plays i, i + n, i + 2n, ...
+            assert tables.question(i) == 0 and tables.E[i, AG.E_NPICK] == 0  # at the new hand's first pick
+        assert (rew[~term] == 0).all()
+    b = env.unwrapped.builtin_action("expert")
+    assert b.shape == (n,) and (obs["action_mask"][np.arange(n), b] == 1).all()
+
+
+def test_builtin_action_is_legal_and_stable_at_a_decision():
+    env = gym.make(senv.ENV_ID, rules="flow", seat=0).unwrapped
+    obs, _ = env.reset(seed=1)
+    for _ in range(200):
+        a = env.builtin_action("expert")
+        assert a == env.builtin_action("expert") and obs["action_mask"][a] == 1
+        assert obs["action_mask"][env.builtin_action("greedy")] == 1
+        obs, r, term, _, _ = env.step(a)
+        if term:
+            obs, _ = env.reset()
+
+
+def test_pettingzoo_self_play_with_builtin_actions_is_the_simulated_hand():
+    from simcore.runs.batch import run_batch
+    from simcore.contract.rules import resolve
+    from strategies.registry import parse_seats, seat_functions
+
+    e = senv.env(rules="flow")
+    ref = run_batch(resolve("flow"), seat_functions(parse_seats("expert")), 9, 0, 3)
+    e.reset(seed=9)
+    for g in range(3):
+        if g:
+            e.reset()
+        for agent in e.agent_iter():
+            obs, r, term, trunc, info = e.last()
+            if term:
+                e.step(None)
+                continue
+            a = e.unwrapped.builtin_action("expert")
+            assert obs["action_mask"][a] == 1
+            for other in e.agents:   # the others see no question and no mask
+                if other != agent:
+                    assert not e.observe(other)["action_mask"].any()
+            e.step(a)
+        res = info["result"]
+        assert res.g == g and np.array_equal(res.seat, ref.seat[g]) and np.array_equal(res.hand, ref.hand[g])
+
+
+def test_the_observation_is_documented_slot_by_slot():
+    from simcore.env.spaces import describe_observation
+
+    text = describe_observation()
+    assert text.count("\n") == len(senv.OBS_FIELDS) + 1
+    assert sum(n for _, n, _ in senv.OBS_FIELDS) == senv.OBS_LEN
