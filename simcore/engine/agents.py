@@ -472,8 +472,8 @@ def builtin_actions(ST, E, fns, setup, rfns, template, arena, copy_out, scratch,
     at that table and seat (``scratch[i*4 + seat]``, ``rng[i*4 + seat]``), both zeroed when the
     hand there changes (``hands[i*4 + seat]``: the hand they belong to), as if it sat there.
     A searching strategy gets an arena of its own (``arena``, laid out from its seat template
-    ``template`` with its rollout players ``rfns``), and after each call the arena's slots
-    ``copy_out[i, 0]`` onwards are copied into ``copy_out[i, 1:]`` (what it judged).
+    ``template`` with its rollout players ``rfns``): the arena's slots from ``copy_out[i, 0]`` on
+    are zeroed before each call and copied into ``copy_out[i, 1:]`` after it (what it judged).
     ``memo[i]``: (decision, answer, hand) of the table's last call, so asking again at the same
     decision (or at the exchange's later picks) asks the strategy nothing new."""
     view = np.empty(VIEW_LEN, np.int64)
@@ -508,6 +508,9 @@ def builtin_actions(ST, E, fns, setup, rfns, template, arena, copy_out, scratch,
             for j in range(3 * vw.N_PARAMS):
                 view[vw.V_PARAMS + j] = setup[j]
             view[vw.V_ARENA] = a_addr
+            at = copy_out[i, 0]
+            for j in range(1, copy_out.shape[1]):   # a call that judges nothing leaves it zero
+                arena[at + j - 1] = 0
             for j in range(vw.N_SCRATCH):
                 view[vw.V_SCRATCH + j] = scratch[k, j]
             view[vw.V_RNG_COUNT] = rng[k]
@@ -516,7 +519,6 @@ def builtin_actions(ST, E, fns, setup, rfns, template, arena, copy_out, scratch,
             for j in range(vw.N_SCRATCH):
                 scratch[k, j] = view[vw.V_SCRATCH + j]
             rng[k] = view[vw.V_RNG_COUNT]
-            at = copy_out[i, 0]
             for j in range(1, copy_out.shape[1]):
                 copy_out[i, j] = arena[at + j - 1]
             memo[i, 0] = key

@@ -1,0 +1,93 @@
+"""``sichuan dataset``: every decision of the recorded seats, the answers and nets of the hands
+`sichuan simulate` plays, written chunk by chunk, resumable, and a searching seat's judgements."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pyarrow.parquet as pq
+
+from simcore.contract.actions import N_ACTIONS
+from simcore.contract.records import S_NET
+from simcore.contract.rules import resolve
+from simcore.engine import agents as AG
+from simcore.env import Tables
+from simcore.env.dataset import load, part_path
+from simcore.runs.batch import run_batch
+from strategies.registry import parse_seats, seat_functions
+from tests.support.cli import invoke, run_cli
+
+SEATS = "expert,greedy,expert,efficient"
+
+
+def _env_decisions(rules, seats, record, hands, seed):
+    """(hand, seat, step, action) of every decision the env asks the recorded seats, each answered by its own spec."""
+    specs = [s.canonical for s in parse_seats(seats)]
+    T = Tables(7, rules, specs, agents=record)
+    T.reset(seed, first=0, stride=7, last=hands - 1)
+    out = []
+    while (T.status != AG.OVER).any():
+        acts = np.zeros(T.n, np.int64)
+        for i in np.flatnonzero(T.status != AG.OVER):
+            s = T.pending_seat(i)
+            acts[i] = T.builtin(specs[s])[i]
+            out.append((T.hand_index(i), s, int(T.E[i, AG.E_STEP + s]), int(acts[i])))
+        T.step(acts)
+    return sorted(out)
+
+
+def test_a_dataset_holds_every_decision_with_the_simulated_nets(tmp_path):
+    out = tmp_path / "ds"
+    res = run_cli("dataset", "--rules", "flow", "--seats", SEATS, "--record", "0,1,3", "--hands", 120, "--seed", 4,
+                  "--out", out, "--chunk-hands", 50, "--tables", 16)
+    assert "decisions/s" in res.output
+    m = json.loads((out / "dataset.json").read_text())
+    assert m["complete"] and m["chunks"] == 3 and set(m["columns"]) >= {"hand", "seat", "step", "question", "obs",
+                                                                          "mask", "action", "net"}
+    df = load(out)
+    assert sorted(df.hand.unique()) == list(range(120)) and set(df.seat) == {0, 1, 3}
+    rows = sorted(zip(df.hand, df.seat, df.step, df.action))
+    assert rows == _env_decisions("flow", SEATS, (0, 1, 3), 120, 4)
+    ref = run_batch(resolve("flow"), seat_functions(parse_seats(SEATS)), 4, 0, 120)
+    assert (df.net.to_numpy() == ref.seat[df.hand.to_numpy(), df.seat.to_numpy(), S_NET]).all()
+    masks = np.stack(df["mask"].to_numpy())
+    assert masks.shape == (len(df), N_ACTIONS) and (masks[np.arange(len(df)), df.action] == 1).all()
+    assert (masks.sum(1) >= 2).all()
+    assert np.stack(df.obs.to_numpy()).shape == (len(df), AG.OBS_LEN)
+    assert set(df.question.astype(str)) == {"exchange", "void", "turn", "claim"} | ({"rob"} & set(df.question.astype(str)))
+    assert df.candidates.isna().all()   # no seat searches
+
+
+def test_a_dataset_resumes_extends_and_refuses_changes(tmp_path):
+    out = tmp_path / "ds"
+    args = ["dataset", "--seats", "expert", "--record", "all", "--seed", 2, "--out", out, "--chunk-hands", 30, "-q"]
+    run_cli(*args, "--hands", 90)
+    before = pq.read_table(part_path(out, 1))
+    part_path(out, 1).unlink()                                           # a lost chunk
+    part_path(out, 2).write_bytes(part_path(out, 2).read_bytes()[:500])  # a truncated one
+    run_cli(*args, "--hands", 90)
+    assert pq.read_table(part_path(out, 1)).equals(before)
+    assert pq.read_table(part_path(out, 2)).num_rows > 0
+    run_cli(*args, "--hands", 100)                                        # a larger --hands extends
+    assert sorted(load(out).hand.unique()) == list(range(100))
+    res = invoke(*args[:4], "0", *args[5:], "--hands", 100)
+    assert res.exit_code != 0 and "another record" in res.output and res.output.count("\n") == 1
+    res = invoke(*args, "--hands", 50)
+    assert res.exit_code != 0 and "may only grow" in res.output
+    res = invoke("dataset", "--record", "0,7", "--hands", 5, "--out", tmp_path / "x")
+    assert res.exit_code != 0 and "--record" in res.output
+
+
+def test_a_searching_seat_records_its_candidates_and_their_values(tmp_path):
+    out = tmp_path / "ds"
+    run_cli("dataset", "--seats", "search[rollouts=2,max_rollouts=4],expert,expert,expert", "--record", "0",
+            "--hands", 6, "--out", out, "-q")
+    df = load(out)
+    judged = df[df.candidates.notna()]
+    assert len(judged) > 10
+    for _, r in judged.iterrows():
+        assert len(r.candidates) == len(r.candidate_values) >= 2
+        assert np.isfinite(r.candidate_values).all()
+        if r.question != "exchange":
+            assert r.action in set(r.candidates)   # the search answers with one it judged
