@@ -893,11 +893,18 @@ def bench_luck(ctx: Context) -> Figures:
     return run(ctx, Figures, log)
 
 
+def bench_env(ctx: Context) -> Figures:
+    """Issue 37: the Python agents' environments and decision datasets (``benchmarks.env``)."""
+    from benchmarks.env import bench_env as run
+
+    return run(ctx, Figures, log)
+
+
 SECTIONS = {"evaluator": bench_evaluator, "engine": bench_engine, "ladder": bench_ladder, "policies": bench_policies,
             "runs": bench_runs, "dask": bench_dask, "search": bench_search, "versus": bench_versus,
-            "draw-order": bench_draw_order, "precision": bench_precision, "luck": bench_luck}
+            "draw-order": bench_draw_order, "precision": bench_precision, "luck": bench_luck, "env": bench_env}
 # versus, draw-order, precision and luck: on request
-DEFAULT_SECTIONS = ("evaluator", "engine", "ladder", "policies", "runs", "dask", "search")
+DEFAULT_SECTIONS = ("evaluator", "engine", "ladder", "policies", "runs", "dask", "search", "env")
 
 
 # -- other processes ---------------------------------------------------------------------

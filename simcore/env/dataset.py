@@ -30,13 +30,18 @@ from simcore.version import __version__
 
 SCHEMA_VERSION = 1
 MANIFEST = "dataset.json"
+OBS_MAX = 32767   # observations are stored as int16: a hand's points and counts stay far below
 COLUMNS = (
     ("hand", "int64", "global hand index (hand g of seed s is hand g of `sichuan simulate --seed s`)"),
     ("seat", "int8", "the recorded seat"),
     ("step", "int16", "the seat's decision number in the hand, from 0 (each exchange pick is one)"),
     ("question", "string (dict)", "exchange, void, turn, claim or rob"),
-    ("obs", f"fixed_size_list<float32>[{AG.OBS_LEN}]", "the observation (README: Python agents; `simcore.env.OBS_FIELDS`)"),
-    ("mask", f"fixed_size_list<int8>[{N_ACTIONS}]", "the legal actions (1) of the decision"),
+    ("obs", f"fixed_size_binary[{2 * AG.OBS_LEN}]", "the observation the envs give (README: Python agents; "
+                                                    "`simcore.env.OBS_FIELDS`): its whole numbers as "
+                                                    f"{AG.OBS_LEN} little-endian int16 (`simcore.env.dataset"
+                                                    ".observations(df)` gives the float32 matrix)"),
+    ("mask", f"fixed_size_binary[{N_ACTIONS}]", "the legal actions of the decision, a byte each, 1 legal "
+                                               "(`simcore.env.dataset.masks(df)` gives the int8 matrix)"),
     ("action", "int16", "the action taken (`simcore.contract.actions`)"),
     ("net", "int32", "the seat's net for the hand"),
     ("candidates", "list<int32>, nullable", "a searching seat: the answers it judged (actions; at the exchange "
@@ -56,8 +61,8 @@ def _schema() -> pa.Schema:
         pa.field("hand", pa.int64(), nullable=False), pa.field("seat", pa.int8(), nullable=False),
         pa.field("step", pa.int16(), nullable=False),
         pa.field("question", pa.dictionary(pa.int8(), pa.string()), nullable=False),
-        pa.field("obs", pa.list_(pa.float32(), AG.OBS_LEN), nullable=False),
-        pa.field("mask", pa.list_(pa.int8(), N_ACTIONS), nullable=False),
+        pa.field("obs", pa.binary(2 * AG.OBS_LEN), nullable=False),
+        pa.field("mask", pa.binary(N_ACTIONS), nullable=False),
         pa.field("action", pa.int16(), nullable=False), pa.field("net", pa.int32(), nullable=False),
         pa.field("candidates", pa.list_(pa.int32())), pa.field("candidate_values", pa.list_(pa.float32())),
     ])
@@ -201,7 +206,11 @@ def _play_chunk(rules, seats, record_seats, seed: int, lo: int, hi: int, n_table
         cols["seat"].append(seat.astype(np.int8))
         cols["step"].append(T.E[live, AG.E_STEP + seat].astype(np.int16))
         cols["question"].append(T.E[live, AG.E_Q + T.E[live, AG.E_POS]].astype(np.int8))
-        cols["obs"].append(T.obs[live].copy())
+        block = T.obs[live]
+        if np.abs(block).max(initial=0) > OBS_MAX:
+            raise DatasetError(f"an observation slot reached {np.abs(block).max():,.0f}, beyond the int16 the "
+                               "dataset stores observations in")
+        cols["obs"].append(block.astype(np.int16))
         cols["mask"].append(T.masks[live].copy())
         cols["action"].append(acts[live].astype(np.int16))
         n_rows += live.size
@@ -245,24 +254,55 @@ class _Rows:
 
 
 def _arrow(cols: dict, nets: np.ndarray, lo: int, n_rows: int, cand_rows, cand, cand_val) -> pa.Table:
-    """Rows in (hand, seat, step) order."""
-    cat = {k: (np.concatenate(v) if v else np.zeros(0)) for k, v in cols.items()}
-    hand, seat = cat["hand"], cat["seat"]
-    net = nets[hand - lo, seat.astype(np.int64)].astype(np.int32) if n_rows else np.zeros(0, np.int32)
-    q = pa.DictionaryArray.from_arrays(pa.array(cat["question"], pa.int8()), pa.array(list(QUESTION_NAMES)))
-    obs = pa.FixedSizeListArray.from_arrays(pa.array(cat["obs"].reshape(-1), pa.float32()), AG.OBS_LEN)
-    mask = pa.FixedSizeListArray.from_arrays(pa.array(cat["mask"].reshape(-1), pa.int8()), N_ACTIONS)
-    c_list = [None] * n_rows
-    v_list = [None] * n_rows
-    for r, a, v in zip(cand_rows, cand, cand_val):
-        c_list[r], v_list[r] = a, v
-    order = np.lexsort((cat["step"], seat, hand)) if n_rows else np.zeros(0, np.int64)
-    t = pa.table({"hand": pa.array(hand, pa.int64()), "seat": pa.array(seat, pa.int8()),
-                  "step": pa.array(cat["step"], pa.int16()), "question": q, "obs": obs, "mask": mask,
-                  "action": pa.array(cat["action"], pa.int16()), "net": pa.array(net, pa.int32()),
-                  "candidates": pa.array(c_list, pa.list_(pa.int32())),
-                  "candidate_values": pa.array(v_list, pa.list_(pa.float32()))}, schema=_schema())
-    return t.take(pa.array(order))
+    """Rows in (hand, seat, step) order; observations as int16 (every slot is a whole number)."""
+    if not n_rows:
+        return _schema().empty_table()
+    small = {k: np.concatenate(cols[k]) for k in ("hand", "seat", "step", "question", "action")}
+    order = np.lexsort((small["step"], small["seat"], small["hand"]))
+    small = {k: v[order] for k, v in small.items()}
+    obs = np.concatenate(cols["obs"])[order]       # int16 already (``_play_chunk``)
+    masks = np.concatenate(cols["mask"])[order]
+    hand, seat = small["hand"], small["seat"]
+    net = nets[hand - lo, seat.astype(np.int64)].astype(np.int32)
+    q = pa.DictionaryArray.from_arrays(pa.array(small["question"], pa.int8()), pa.array(list(QUESTION_NAMES)))
+    if cand_rows:
+        where = np.empty(n_rows, np.int64)
+        where[order] = np.arange(n_rows)   # a row's place once sorted
+        c_list, v_list = [None] * n_rows, [None] * n_rows
+        for r, a, v in zip(cand_rows, cand, cand_val):
+            c_list[where[r]], v_list[where[r]] = a, v
+        c_arr, v_arr = pa.array(c_list, pa.list_(pa.int32())), pa.array(v_list, pa.list_(pa.float32()))
+    else:
+        c_arr, v_arr = pa.nulls(n_rows, pa.list_(pa.int32())), pa.nulls(n_rows, pa.list_(pa.float32()))
+    return pa.table({"hand": pa.array(hand, pa.int64()), "seat": pa.array(seat, pa.int8()),
+                     "step": pa.array(small["step"], pa.int16()), "question": q,
+                     "obs": _binary(obs), "mask": _binary(masks),
+                     "action": pa.array(small["action"], pa.int16()), "net": pa.array(net, pa.int32()),
+                     "candidates": c_arr, "candidate_values": v_arr}, schema=_schema())
+
+
+def _binary(rows: np.ndarray) -> pa.Array:
+    """Each row of a 2-d array as one fixed-size binary value (one Parquet value a row, not one a slot)."""
+    rows = np.ascontiguousarray(rows)
+    width = rows.shape[1] * rows.itemsize
+    return pa.Array.from_buffers(pa.binary(width), len(rows), [None, pa.py_buffer(rows.reshape(-1).view(np.uint8))])
+
+
+def _matrix(column, dtype, width: int) -> np.ndarray:
+    values = column.to_numpy() if hasattr(column, "to_numpy") else np.asarray(column)
+    if not len(values):
+        return np.zeros((0, width), dtype)
+    return np.frombuffer(b"".join(values), dtype="<i2" if dtype == np.int16 else np.int8).reshape(-1, width)
+
+
+def observations(df) -> np.ndarray:
+    """A loaded dataset's ``obs`` column as one float32 matrix (rows x OBS_LEN), as the envs give them."""
+    return _matrix(df["obs"], np.int16, AG.OBS_LEN).astype(np.float32)
+
+
+def masks(df) -> np.ndarray:
+    """A loaded dataset's ``mask`` column as one int8 matrix (rows x N_ACTIONS)."""
+    return _matrix(df["mask"], np.int8, N_ACTIONS).copy()
 
 
 def load(directory, columns=None):

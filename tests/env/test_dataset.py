@@ -13,7 +13,7 @@ from simcore.contract.records import S_NET
 from simcore.contract.rules import resolve
 from simcore.engine import agents as AG
 from simcore.env import Tables
-from simcore.env.dataset import load, part_path
+from simcore.env.dataset import load, masks, observations, part_path
 from simcore.runs.batch import run_batch
 from strategies.registry import parse_seats, seat_functions
 from tests.support.cli import invoke, run_cli
@@ -51,10 +51,22 @@ def test_a_dataset_holds_every_decision_with_the_simulated_nets(tmp_path):
     assert rows == _env_decisions("flow", SEATS, (0, 1, 3), 120, 4)
     ref = run_batch(resolve("flow"), seat_functions(parse_seats(SEATS)), 4, 0, 120)
     assert (df.net.to_numpy() == ref.seat[df.hand.to_numpy(), df.seat.to_numpy(), S_NET]).all()
-    masks = np.stack(df["mask"].to_numpy())
-    assert masks.shape == (len(df), N_ACTIONS) and (masks[np.arange(len(df)), df.action] == 1).all()
-    assert (masks.sum(1) >= 2).all()
-    assert np.stack(df.obs.to_numpy()).shape == (len(df), AG.OBS_LEN)
+    m = masks(df)
+    assert m.shape == (len(df), N_ACTIONS) and (m[np.arange(len(df)), df.action] == 1).all()
+    assert (m.sum(1) >= 2).all()
+    obs = observations(df)
+    assert obs.shape == (len(df), AG.OBS_LEN) and obs.dtype == np.float32
+    # the rows' observations and masks are the env's, decision for decision
+    specs = [s.canonical for s in parse_seats(SEATS)]
+    T = Tables(1, "flow", specs, agents=(0, 1, 3))
+    T.reset(4, first=0, stride=1, last=0)
+    row_of = {(int(r.seat), int(r.step)): k for k, r in df[df.hand == 0].iterrows()}
+    while T.status[0] != AG.OVER:
+        s = T.pending_seat(0)
+        k = row_of.pop((s, int(T.E[0, AG.E_STEP + s])))
+        assert np.array_equal(T.obs[0], obs[k]) and np.array_equal(T.masks[0], m[k])
+        T.step([T.builtin(specs[s])[0]])
+    assert not row_of
     assert set(df.question.astype(str)) == {"exchange", "void", "turn", "claim"} | ({"rob"} & set(df.question.astype(str)))
     assert df.candidates.isna().all()   # no seat searches
 
