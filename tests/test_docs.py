@@ -170,7 +170,7 @@ def _tree_modules() -> dict[str, list[str]]:
     """{folder: module stems} of the package folders (``__init__`` of a subpackage aside)."""
     out = {}
     for folder in ("simcore", "simcore/contract", "simcore/engine", "simcore/runs", "simcore/inspection",
-                   "strategies", "experiments"):
+                   "simcore/env", "strategies", "experiments"):
         stems = sorted(p.stem for p in (ROOT / folder).glob("*.py"))
         out[folder] = [s for s in stems if s != "__init__" or folder == "simcore"]
     return out
@@ -196,3 +196,9 @@ def test_every_module_is_in_the_architecture_layers_and_the_readme_layout():
             if f"`{stem}`" not in readme_row:
                 missing.append(f"README.md's layout lacks {folder}/{stem}")
     assert not missing, "\n".join(missing)
+
+
+def test_the_agents_page_lists_every_observation_slot():
+    from simcore.env.spaces import describe_observation
+
+    assert describe_observation() in (ROOT / "docs" / "AGENTS.md").read_text()

@@ -52,7 +52,7 @@ def action_space(legal=None):
 
 
 def describe_observation() -> str:
-    """The observation's slots as a Markdown table (docs/ENV.md is generated from it)."""
+    """The observation's slots as a Markdown table (docs/AGENTS.md holds it)."""
     rows = ["| slots | field | what it holds |", "|---|---|---|"]
     for name, n, what in OBS_FIELDS:
         a = OBS_START[name]

@@ -59,10 +59,10 @@ class HandResult:
         return {name: t.to_pandas() for name, t in self.tables().items()}
 
 
-def seat_specs(rules: RuleSet, opponents, agents) -> list:
-    """The four seat specs: ``opponents`` (one spec, or a spec per seat as text ``A,B,C,D`` or a
-    list) at the engine's seats. An agent seat gets the first opponent's spec as a placeholder its
-    strategies never answer (every question put to it is the agent's)."""
+def seat_specs(opponents) -> list:
+    """The four seat specs: ``opponents`` is one spec, or a spec per seat (text ``A,B,C,D`` or a
+    list). At an agent seat the spec is a placeholder whose strategies are never asked (every
+    question put to that seat is the agent's)."""
     from strategies.registry import parse_seat, parse_seats
 
     if isinstance(opponents, (list, tuple)):
@@ -93,7 +93,7 @@ class Tables:
             raise ValueError(f"agent seats must be among 0, 1, 2, 3, got {agents}")
         self.rules = resolve(rules) if not isinstance(rules, RuleSet) else rules
         self.n, self.agents, self.match, self.paid_now = n, agents, bool(match), bool(paid_now)
-        self.specs = seat_specs(self.rules, opponents, agents)
+        self.specs = seat_specs(opponents)
         self.strategies = [("agent" if s in agents else spec.canonical) for s, spec in enumerate(self.specs)]
         self.players = seat_functions(self.specs)
         self.setup = self.players.setup.copy()

@@ -207,3 +207,28 @@ def test_the_observation_is_documented_slot_by_slot():
     text = describe_observation()
     assert text.count("\n") == len(senv.OBS_FIELDS) + 1
     assert sum(n for _, n, _ in senv.OBS_FIELDS) == senv.OBS_LEN
+
+
+def test_the_readme_example_runs():
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[2] / "README.md").read_text().split("## Python agents", 1)[1]
+    code = text.split("```python\n", 1)[1].split("```", 1)[0]
+    exec(compile(code, "README.md: Python agents", "exec"), {})
+
+
+def test_the_imitation_example_runs_at_a_small_size(capsys):
+    import runpy
+    import sys
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parents[2] / "examples" / "imitate_expert.py"
+    argv = sys.argv
+    sys.argv = [str(script), "--hands", "300", "--epochs", "2", "--dagger", "1", "--dagger-steps", "4",
+                "--walls", "40"]
+    try:
+        runpy.run_path(str(script), run_name="__main__")
+    finally:
+        sys.argv = argv
+    out = capsys.readouterr().out
+    assert "top-1 agreement with expert" in out and "DAgger round 1" in out and "imitation - expert =" in out
