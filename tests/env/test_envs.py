@@ -232,3 +232,21 @@ def test_the_imitation_example_runs_at_a_small_size(capsys):
         sys.argv = argv
     out = capsys.readouterr().out
     assert "top-1 agreement with expert" in out and "DAgger round 1" in out and "imitation - expert =" in out
+
+
+def test_user_files_sit_as_opponents_and_their_illegal_answers_are_one_line(tmp_path):
+    from tests.support.bots import write_bots
+
+    path = write_bots(tmp_path, "env_bots")
+    env = gym.make(senv.ENV_ID, rules="battle", opponents=f"{path}:lowest", seat=0).unwrapped
+    obs, _ = env.reset(seed=1)
+    assert obs["action_mask"].sum() >= 2
+    env = gym.make(senv.ENV_ID, rules="battle", opponents=f"expert,{path}:cheater,expert,expert", seat=0).unwrapped
+    obs, _ = env.reset(seed=1)
+    with pytest.raises(senv.EngineError) as e:
+        for _ in range(500):
+            obs, r, term, _, _ = env.step(env.builtin_action("expert"))
+            if term:
+                obs, _ = env.reset()
+    msg = str(e.value)
+    assert "gave an illegal answer" in msg and "seat 1" in msg and "\n" not in msg
