@@ -124,8 +124,8 @@ def bench_env(ctx, Figures, log):
     engine = hands_per_second(preset("battle"), seat_fns("expert"), 1, 0.5 if ctx.quick else 2.0)[0]
     figs.add("dataset_rate", "sichuan dataset, battle, expert, 4 seats recorded", d["decisions"], "decisions/s", 0,
              note=f"{d['hands']:,.0f} hands/s, {d['per_hand']:.1f} decisions a hand; the engine alone plays "
-                  f"{engine:,.0f} expert hands/s on 1 core ({d['hands'] / engine:.0%} of it: each decision "
-                  f"is a 4 KB observation row written to Parquet, in a second thread)")
+                  f"{engine:,.0f} expert hands/s on 1 core ({d['hands'] / engine:.0%} of it: every decision "
+                  f"is a 2 KB observation row, sorted and written to Parquet in a second thread)")
     figs.add("dataset_vs_engine", "dataset hands/s / engine hands/s (expert, battle, 1 core)", d["hands"] / engine * 100,
              "%", 1)
     return figs
