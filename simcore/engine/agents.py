@@ -53,7 +53,8 @@ E_OVER = E_DECISION + 1  # 1: the table's items ran out (``last`` reached); it s
 E_LAST = E_OVER + 1      # the last item it may play (-1: no end)
 E_ENDED = E_LAST + 1     # the global index of the hand last written to the outputs
 E_MATCH = E_ENDED + 1    # 1: items are matches (scores start at the rules' start points), 0: hands (at 0)
-E_LEN = E_MATCH + 1
+E_POSED = E_MATCH + 1    # E_DECISION when the question being asked was posed (the exchange's picks share it)
+E_LEN = E_POSED + 1
 
 # -- the observation: a float32 vector built from the asked seat's view only -------------------
 # Seats are relative to the asked seat: 0 itself, 1 the next in turn order, 2 opposite, 3 the one before.
@@ -242,6 +243,7 @@ def _ask_next(S, E):
     seat = E[E_PEND + E[E_POS]]
     q = K.pose(S, seat)
     E[E_Q + E[E_POS]] = q
+    E[E_POSED] = E[E_DECISION]
     E[E_NPICK] = 0
     E[E_MASK] = K.legal_actions(S, seat, q)
     if q == Q_EXCHANGE:
@@ -395,6 +397,7 @@ def init_tables(ST, E, A, R, seed, agents, first, stride, last, match_mode, win_
         S = data_ptr(ST[i])
         K._start_block(S, data_ptr(A[i]), R, seed, win_cap, pay_cap, False, tab, fns, setup, rfns, arena)
         S[K.O_AGENTS] = agents
+        S[K.O_PAUSE] = K.AGENTS_PAUSE
         for j in range(E_LEN):
             E[i, j] = 0
         E[i, E_ITEM] = first + i
@@ -495,7 +498,7 @@ def builtin_actions(ST, E, fns, setup, rfns, template, arena, copy_out, scratch,
         seat = E[i, E_PEND + pos]
         q = E[i, E_Q + pos]
         k = i * 4 + seat
-        key = E[i, E_DECISION] - E[i, E_NPICK]  # the exchange's picks share their decision's key
+        key = E[i, E_POSED]   # the question's: the exchange's picks share it
         if memo[i, 0] != key or memo[i, 2] != S[K.O_G]:
             if hands[k] != S[K.O_G]:
                 hands[k] = S[K.O_G]

@@ -77,7 +77,8 @@ O_FNS = O_WINNERS + 8    # [2 * (group*4 + seat)]: a strategy's ``nrt.strategy_a
 O_SCORES_IN = O_FNS + 24  # [seat] scores before the next hand
 O_SCRATCH_USE = O_SCORES_IN + 4  # [seat] scratch slots its strategies use (zeroed each hand)
 assert vw.V_SCRATCH == vw.V_ZEROED  # one memset zeroes a view's per-hand slots and its scratch
-O_PAUSE = O_SCRATCH_USE + 4  # > 0: ``play_on`` stops at that resume point (counting from 1); 0: never
+O_PAUSE = O_SCRATCH_USE + 4  # > 0: ``play_on`` stops at that resume point (counting from 1); 0: never;
+                             # AGENTS_PAUSE: where a seat of O_AGENTS has a choice (``_agent_stop``)
 O_ARENA = O_PAUSE + 1    # [seat] address of the seat's search arena (``simcore.contract.arena``), 0: none
 O_FIXED_WALL = O_ARENA + 4  # N_TILES tiles
 O_SWAPS = O_FIXED_WALL + N_TILES  # scratch: the shuffle's swap partners [i], i = 1..WALL_LAST
@@ -89,7 +90,7 @@ O_SH_FNS = O_SH_ON + 1    # the arm's strategies' addresses, laid out as O_FNS
 O_SH_SETUP = O_SH_FNS + 24  # the arm's setup (``view.SETUP_LEN`` slots: parameters, scratch use)
 O_SH_SAME = O_SH_SETUP + vw.SETUP_LEN  # bit g: the arm's group-g strategy and parameters are the seat's own
 # agents outside the engine (``simcore.engine.agents``; ARCHITECTURE.md: Agents outside the engine)
-O_AGENTS = O_SH_SAME + 1  # bit s: seat s is answered from outside: ``play_on`` stops where it has a choice
+O_AGENTS = O_SH_SAME + 1  # bit s: seat s is answered from outside (with O_PAUSE = AGENTS_PAUSE, ``play_on`` stops where it has a choice)
 O_AGENT_ANS = O_AGENTS + 1  # [seat] the answer given from outside to its next question (-1: none yet)
 O_AGENT_SKIP = O_AGENT_ANS + 4  # 1: the resume point play goes on from is not a stop again
 O_STATE = O_AGENT_SKIP + 1
@@ -190,6 +191,7 @@ PHASE_FIRST, PHASE_DRAW, PHASE_REPLACEMENT, PHASE_AFTER_PUNG = (I64(i) for i in 
 # it adds (O_DISCARDED: the kong's tile); AT_END: no hand in play
 AT_END, AT_EXCHANGE, AT_VOID, AT_TURN, AT_ASK, AT_CLAIMS, AT_ROB = (I64(i) for i in range(7))
 PAUSED = I64(-2)  # ``play_on``'s result when it stopped at O_PAUSE
+AGENTS_PAUSE = I64(-1)  # O_PAUSE's value while agents outside the engine play (O_AGENTS)
 # What the claims on a discard came to (``_claims``).
 CLAIM_ILLEGAL, CLAIM_NONE, CLAIM_WINS, CLAIM_PUNG, CLAIM_KONG = (I64(i) for i in range(-1, 4))
 NO_END = I64(-1)      # the hand goes on (else an END_* reason)
@@ -2233,13 +2235,14 @@ def _pause(S, at, cur, phase, drawn, konged, t):
     S (O_AT ...) and tell ``play_on`` to return. With agents outside the engine, stop where one
     has a choice. Shadowing, count it."""
     S[O_SH_RP] += 1
-    if S[O_AGENTS] != 0:
+    p = S[O_PAUSE]
+    if p == 0:
+        return False
+    if p < 0:   # agents outside the engine
         _keep_point(S, at, cur, phase, drawn, konged, t)
         return _agent_stop(S)
-    if S[O_PAUSE] <= 0:
-        return False
-    S[O_PAUSE] -= 1
-    if S[O_PAUSE] > 0:
+    S[O_PAUSE] = p - 1
+    if p > 1:
         return False
     _keep_point(S, at, cur, phase, drawn, konged, t)
     return True
