@@ -112,19 +112,13 @@ def duplicate(model, rules: str, walls: int, seed: int, tables: int = 256):
     for r in range(4):
         env = gym.make_vec(senv.ENV_ID, num_envs=min(tables, walls), vectorization_mode="vector_entry_point",
                            rules=rules, opponents="expert", seat=r, copy=False)
-        t = env.unwrapped.tables
-        obs, _ = env.reset(seed=seed)
-        t.reset(seed, first=0, stride=t.n, last=walls - 1)   # exactly hands 0..walls-1, each once
-        obs = {"observation": t.obs, "action_mask": t.masks}
-        done = 0
-        while done < walls:
-            acts = masked_best(model, obs["observation"], obs["action_mask"])
-            acts[t.status == 4] = 0                          # tables past the last hand stand still
+        obs, _ = env.reset(seed=seed, options={"last": walls - 1})   # hands 0..walls-1, each once
+        while not env.unwrapped.over.all():
+            acts = masked_best(model, obs["observation"], obs["action_mask"])   # a finished table's is ignored
             obs, rew, term, trunc, info = env.step(acts)
-            for i in np.flatnonzero(t.ended):
-                res = t.result(i)
+            for i in np.flatnonzero(info.get("hand_ended", [])):
+                res = env.unwrapped.result(i)
                 diffs[res.g, r] = res.nets[r] - expert.seat[res.g, r, S_NET]
-                done += 1
     d = diffs.mean(1)
     half = 1.96 * d.std(ddof=1) / np.sqrt(walls)
     print(f"duplicate, {walls:,} walls x 4 seats vs 3 experts ({rules}): imitation - expert = {d.mean():+.3f} "

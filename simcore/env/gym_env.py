@@ -147,11 +147,19 @@ class TableVectorEnv(VectorEnv):
         return {"view": self.tables.views()} if self.raw_view else {}
 
     def reset(self, *, seed=None, options=None):
+        """``options={"last": L}``: play hands (or matches) 0..L only, each once; a table past its
+        last stands still (status ``OVER``: zero observation and mask, its action ignored)."""
         if seed is None:
             seed = int(np.random.SeedSequence().generate_state(1, np.uint64)[0] >> np.uint64(2))
         self._seed = int(seed)
-        self.tables.reset(self._seed, first=0, stride=self.num_envs)
+        last = (options or {}).get("last")
+        self.tables.reset(self._seed, first=0, stride=self.num_envs, last=None if last is None else int(last))
         return self._obs(), self._infos()
+
+    @property
+    def over(self) -> np.ndarray:
+        """(num_envs,) the tables that played their last hand (``reset(options={"last": L})``)."""
+        return self.tables.status == AG.OVER
 
     def step(self, actions):
         if self._seed is None:

@@ -250,3 +250,15 @@ def test_user_files_sit_as_opponents_and_their_illegal_answers_are_one_line(tmp_
                 obs, _ = env.reset()
     msg = str(e.value)
     assert "gave an illegal answer" in msg and "seat 1" in msg and "\n" not in msg
+
+
+def test_the_vector_env_can_play_a_fixed_set_of_hands_each_once():
+    n = 4
+    env = gym.make_vec(senv.ENV_ID, num_envs=n, vectorization_mode="vector_entry_point", rules="kawu")
+    obs, _ = env.reset(seed=8, options={"last": 9})
+    ended = []
+    while not env.unwrapped.over.all():
+        obs, rew, term, trunc, info = env.step(env.unwrapped.builtin_action("expert"))
+        ended += [env.unwrapped.result(i).g for i in np.flatnonzero(info.get("hand_ended", []))]
+        assert not obs["action_mask"][env.unwrapped.over].any()
+    assert sorted(ended) == list(range(10))
