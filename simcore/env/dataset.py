@@ -159,7 +159,7 @@ def _write_part(directory: Path, c: int, rows: "_Rows", lo: int, hi: int) -> Non
     tmp = directory / f".{final.name}.{os.getpid()}.tmp"
     table = rows.table().replace_schema_metadata({"hands": f"{lo}-{hi - 1}"})
     try:
-        # no dictionaries but the question's: observations are 4 KB of small numbers a row
+        # no dictionaries but the question's: an observation or a mask is one binary value a row
         pq.write_table(table, tmp, compression="zstd", use_dictionary=["question"])
         os.replace(tmp, final)
     except OSError as exc:
