@@ -253,10 +253,7 @@ def _ask_next(S, E):
 @nb.njit(cache=True, _nrt=False)
 def _pick_mask(S, E, seat):
     n = E[E_NPICK]
-    a = E[E_PICKS] if n > 0 else MINUS_ONE
-    b = E[E_PICKS + 1] if n > 1 else MINUS_ONE
-    K.exchange_left(S, seat, a, b)
-    return K.exchange_picks(S, a, b if n > 1 else a, I64(n))
+    return K.exchange_picks(S, seat, E[E_PICKS] if n > 0 else MINUS_ONE, E[E_PICKS + 1] if n > 1 else MINUS_ONE)
 
 
 @nb.njit(cache=True, _nrt=False)

@@ -1712,52 +1712,42 @@ def pose(S, seat):
 
 
 @nb.njit(cache=True, _nrt=False)
-def exchange_picks(S, first, last, n):
-    """Bit set of the tiles that may be the exchange's next pick after ``n`` picks (the first
-    ``first``, the latest ``last``; -1 when none), picks in non-decreasing order: a tile of the
-    first pick's suit, not below the latest, with enough tiles from it up to complete three
-    (RULES.md: One hand, step by step, step 2). ``S[O_LK_TMP..]`` holds the counts left."""
+def exchange_picks(S, seat, a, b):
+    """Bit set of the tiles that may be the seat's next exchange pick after the picks a and b
+    (-1: not made), picks in non-decreasing order: a tile of the first pick's suit, not below
+    the latest, with enough of the tiles left from it up to complete three (RULES.md: One hand,
+    step by step, step 2)."""
     out = ZERO
-    need = 3 - n
-    o = O_LK_TMP
+    n = (a >= 0) + (b >= 0)
+    last = b if b >= 0 else a
+    o = O_HAND + seat * N_KINDS
     for suit in range(N_SUITS):
-        if n > 0 and suit != first // N_RANKS:
+        if n > 0 and suit != a // N_RANKS:
             continue
-        room = ZERO   # tiles from rank r up to the suit's end
+        room = ZERO   # tiles left from rank r up to the suit's end
         for r in range(N_RANKS - 1, -1, -1):
             t = suit * N_RANKS + r
-            c = S[o + t]
+            c = S[o + t] - (t == a) - (t == b)
             room += c
-            if c > 0 and room >= need and t >= last:
+            if c > 0 and room >= 3 - n and t >= last:
                 out |= ONE << (ACT_DISCARD + t)
     return out
-
-
-@nb.njit(cache=True, _nrt=False)
-def exchange_left(S, seat, a, b):
-    """``S[O_LK_TMP..]``: the seat's counts less the picks a and b (-1: not picked), for ``exchange_picks``."""
-    for t in range(N_KINDS):
-        S[O_LK_TMP + t] = S[O_HAND + seat * N_KINDS + t] - (t == a) - (t == b)
 
 
 @nb.njit(cache=True, _nrt=False)
 def exchange_choices(S, seat, limit):
     """How many different three tiles the seat may pass, counted up to ``limit``."""
     n = ZERO
-    exchange_left(S, seat, MINUS_ONE, MINUS_ONE)
-    m0 = exchange_picks(S, MINUS_ONE, MINUS_ONE, ZERO)
+    m0 = exchange_picks(S, seat, MINUS_ONE, MINUS_ONE)
     for a in range(N_KINDS):
         if not (m0 >> a) & 1:
             continue
-        exchange_left(S, seat, I64(a), MINUS_ONE)
-        m1 = exchange_picks(S, I64(a), I64(a), ONE)
+        m1 = exchange_picks(S, seat, I64(a), MINUS_ONE)
         for b in range(a, N_KINDS):
-            if not (m1 >> b) & 1:
-                continue
-            exchange_left(S, seat, I64(a), I64(b))
-            n += _popcount(exchange_picks(S, I64(a), I64(b), I64(2)))
-            if n >= limit:
-                return n
+            if (m1 >> b) & 1:
+                n += _popcount(exchange_picks(S, seat, I64(a), I64(b)))
+                if n >= limit:
+                    return n
     return n
 
 
@@ -1780,8 +1770,7 @@ def legal_actions(S, seat, q):
     if q == Q_VOID:
         return I64(7) << ACT_VOID
     if q == Q_EXCHANGE:
-        exchange_left(S, seat, MINUS_ONE, MINUS_ONE)
-        return exchange_picks(S, MINUS_ONE, MINUS_ONE, ZERO)
+        return exchange_picks(S, seat, MINUS_ONE, MINUS_ONE)
     m = ONE << ACT_PASS
     if S[v + vw.V_CAN_WIN]:
         m |= ONE << ACT_WIN
@@ -1832,12 +1821,9 @@ def _agent_answer(S, seat, q):
         S[O_AGENT_ANS + seat] = MINUS_ONE
         return ans
     if q == Q_EXCHANGE:   # the only three tiles: the lowest picks
-        exchange_left(S, seat, MINUS_ONE, MINUS_ONE)
-        a = _lowest_bit(exchange_picks(S, MINUS_ONE, MINUS_ONE, ZERO))
-        exchange_left(S, seat, a, MINUS_ONE)
-        b = _lowest_bit(exchange_picks(S, a, a, ONE))
-        exchange_left(S, seat, a, b)
-        return vw.pack3(a, b, _lowest_bit(exchange_picks(S, a, b, I64(2))))
+        a = _lowest_bit(exchange_picks(S, seat, MINUS_ONE, MINUS_ONE))
+        b = _lowest_bit(exchange_picks(S, seat, a, MINUS_ONE))
+        return vw.pack3(a, b, _lowest_bit(exchange_picks(S, seat, a, b)))
     return answer_of(q, _lowest_bit(legal_actions(S, seat, q)), S[_v(seat) + vw.V_TILE])
 
 

@@ -60,44 +60,37 @@ def _legal_triples(hand) -> set:
 
 def _triples_by_masks(T: Tables, i: int) -> set:
     """Every three picks the masks allow from table i's exchange decision (its first pick)."""
-    seat = T.pending_seat(i)
-    S = data_ptr_row = T.ST[i]
+    o = K.O_HAND + T.pending_seat(i) * N_KINDS
+    hand = T.ST[i, o:o + N_KINDS].copy()
     out = set()
-    o = K.O_HAND + seat * N_KINDS
-    hand = S[o:o + N_KINDS].copy()
     for a in range(N_KINDS):
         for b in range(a, N_KINDS):
             for c in range(b, N_KINDS):
                 if _mask_path(hand, a, b, c):
                     out.add((a, b, c))
-    del data_ptr_row
     return out
 
 
 def _mask_path(hand, a, b, c) -> bool:
-    S = np.zeros(K.O_LK_TMP + N_KINDS + 1, np.int64)
-    picks = []
-    for t in (a, b, c):
-        left = hand.copy()
-        for p in picks:
-            left[p] -= 1
-        S[K.O_LK_TMP:K.O_LK_TMP + N_KINDS] = left
-        first = picks[0] if picks else -1
-        last = picks[-1] if picks else -1
-        m = _picks(S, first, last, len(picks))
-        if not (m >> t) & 1:
+    """Whether the masks allow picking a, then b, then c from ``hand``."""
+    S = np.zeros(K.O_HAND + N_KINDS, np.int64)
+    S[K.O_HAND:K.O_HAND + N_KINDS] = hand    # seat 0's counts
+    picks = [-1, -1]
+    for k, t in enumerate((a, b, c)):
+        if not (_picks(S, *picks) >> t) & 1:
             return False
-        picks.append(t)
+        if k < 2:
+            picks[k] = t
     return True
 
 
 @nb.njit(cache=True)
-def _picks_kernel(S, first, last, n):
-    return K.exchange_picks(data_ptr(S), first, last, n)
+def _picks_kernel(S, a, b):
+    return K.exchange_picks(data_ptr(S), np.int64(0), a, b)
 
 
-def _picks(S, first, last, n):
-    return int(_picks_kernel(S, np.int64(first), np.int64(last), np.int64(n)))
+def _picks(S, a, b):
+    return int(_picks_kernel(S, np.int64(a), np.int64(b)))
 
 
 @pytest.mark.slow
@@ -122,7 +115,6 @@ def test_masks_are_exactly_the_engine_legality_over_100000_decisions():
                     continue
                 if q == Q_EXCHANGE:
                     if T.E[i, AG.E_NPICK] == 0:
-                        seat = T.pending_seat(i)
                         hand = T.views()[i][V_HAND:V_HAND + N_KINDS]
                         assert _triples_by_masks(T, i) == _legal_triples(hand)
                         exchanges += 1
