@@ -15,7 +15,7 @@ from simcore.contract.tables import load_tables
 from simcore.contract.view import QUESTION_NAMES, SETUP_SCRATCH, N_PARAMS, N_SCRATCH, VIEW_LEN
 from simcore.engine import agents as AG
 from simcore.engine import kernel as K
-from simcore.runs.batch import BatchResult
+from simcore.runs.batch import BatchResult, EngineError, hand_error
 
 # room for a hand's wins and payments (a blood-flow hand rarely has more than 30 wins)
 WIN_CAP = {"battle": 8, "flow": 96}
@@ -24,10 +24,6 @@ PAY_CAP = {"battle": 64, "flow": 512}
 
 class IllegalActionError(ValueError):
     """An agent answered with an action its mask does not allow: nothing was played."""
-
-
-class EngineError(RuntimeError):
-    """The engine stopped a hand (a user strategy's illegal answer, or a bug): one line that says which."""
 
 
 @dataclass
@@ -163,11 +159,9 @@ class Tables:
     def _raise_errors(self) -> None:
         bad = np.flatnonzero(self.status == AG.ERROR)
         if bad.size:
-            from simcore.runs.batch import describe_error
-
             i = int(bad[0])
             g = int(self.E[i, AG.E_ENDED])
-            raise EngineError(describe_error(self.hand[i], g, self.strategies, f"--seed {self.seed} --hand {g}"))
+            raise hand_error(self.hand[i], g, self.strategies, f"--seed {self.seed} --hand {g}")
 
     # -- what a table stands at ------------------------------------------------------------------
 

@@ -31,12 +31,22 @@ WIN_CAP = {"battle": 4, "flow": 24}
 PAY_CAP = {"battle": 32, "flow": 48}
 
 
-class StrategyAnswerError(RuntimeError):
+class EngineError(RuntimeError):
+    """The engine stopped a hand: one line that says which, and how to reproduce it."""
+
+
+class StrategyAnswerError(EngineError):
     """A strategy answered illegally; the message names who, where and how to reproduce it."""
 
 
-class InvariantError(RuntimeError):
+class InvariantError(EngineError):
     """The engine broke one of its own invariants (a bug): reported with the hand to replay."""
+
+
+def hand_error(hand_row, g: int, seat_names, trace_hint: str) -> EngineError:
+    """The error for a hand the engine stopped (``describe_error``): a strategy's answer, or an invariant."""
+    kind = StrategyAnswerError if int(hand_row[rec.H_ERROR]) in (rec.ERR_ILLEGAL, rec.ERR_VIEW_WRITE) else InvariantError
+    return kind(describe_error(hand_row, g, seat_names, trace_hint))
 
 
 @dataclass
@@ -253,10 +263,7 @@ def run_batch(rules: RuleSet, players, seed: int, first: int, n_items: int, matc
             hint = f"sichuan trace RUN_DIR --hand {g}, RUN_DIR a run of these matches (sichuan simulate --matches)"
         else:
             hint = trace_command(rules, seed, g, seat_names or ["SEATS"] * 4, draw_order=draw_order)
-        msg = describe_error(hand[i], g, names, hint)
-        if int(hand[i, rec.H_ERROR]) in (rec.ERR_ILLEGAL, rec.ERR_VIEW_WRITE):
-            raise StrategyAnswerError(msg)
-        raise InvariantError(msg)
+        raise hand_error(hand[i], g, names, hint)
     return BatchResult(hands, hand, seat, win, pay, match_mode, hpm, value_weights is not None)
 
 
@@ -331,8 +338,5 @@ def run_shadowed(rules: RuleSet, field, arm, seed: int, first: int, n_items: int
             names = [field.canonical] * 4
             if k:
                 names[k - 1] = arm.canonical
-            error = StrategyAnswerError if int(res.hand[i, rec.H_ERROR]) in (rec.ERR_ILLEGAL, rec.ERR_VIEW_WRITE) \
-                else InvariantError
-            raise error(describe_error(res.hand[i], g, names, trace_command(rules, seed, g, names,
-                                                                             draw_order=draw_order)))
+            raise hand_error(res.hand[i], g, names, trace_command(rules, seed, g, names, draw_order=draw_order))
     return field_res, arms, differed
