@@ -16,6 +16,11 @@ REWARDS = ("hand", "paid")
 ILLEGAL = ("raise", "refuse")
 
 
+def fresh_seed() -> int:
+    """A seed from the operating system's entropy, for a reset without one."""
+    return int(np.random.SeedSequence().generate_state(1, np.uint64)[0] >> np.uint64(2))
+
+
 def _check_options(seat: int, reward: str, illegal: str = "raise") -> None:
     if seat not in (0, 1, 2, 3):
         raise ValueError(f"seat must be 0, 1, 2 or 3, got {seat!r}")
@@ -150,7 +155,7 @@ class TableVectorEnv(VectorEnv):
         """``options={"last": L}``: play hands (or matches) 0..L only, each once; a table past its
         last stands still (status ``OVER``: zero observation and mask, its action ignored)."""
         if seed is None:
-            seed = int(np.random.SeedSequence().generate_state(1, np.uint64)[0] >> np.uint64(2))
+            seed = fresh_seed()
         self._seed = int(seed)
         last = (options or {}).get("last")
         self.tables.reset(self._seed, first=0, stride=self.num_envs, last=None if last is None else int(last))

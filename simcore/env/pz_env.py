@@ -8,7 +8,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from simcore.engine import agents as AG
-from simcore.env.gym_env import REWARDS
+from simcore.env.gym_env import REWARDS, fresh_seed
 from simcore.env.spaces import action_space, observation_space
 from simcore.env.tables import Tables
 
@@ -70,7 +70,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped class)
         if seed is not None:
             self._seed, self._next_item = int(seed), 0
         elif self._seed is None:
-            self._seed = int(np.random.SeedSequence().generate_state(1, np.uint64)[0] >> np.uint64(2))
+            self._seed = fresh_seed()
         self.tables.reset(self._seed, first=self._next_item, stride=1)
         self._next_item += 1
         self.agents = list(AGENTS)
