@@ -464,8 +464,9 @@ def addresses_of(fns, out):
 
 
 @nb.njit(cache=True, nogil=True)
-def builtin_actions(ST, E, fns, setup, rfns, template, arena, copy_out, scratch, rng, hands, memo, out):
-    """For each table's pending decision, the action the strategy ``fns`` (the addresses of its
+def builtin_actions(ST, E, fns, setup, rfns, template, arena, copy_out, scratch, rng, hands, memo, seats, out):
+    """For each table's pending decision of a seat in ``seats`` (a bit set; -1 at the others), the
+    action the strategy ``fns`` (the addresses of its
     play, exchange and void functions, ``addresses_of``; ``setup``: their parameters, a seat's
     first ``3 * N_PARAMS`` setup slots) would
     take on a copy of the asked seat's view holding its parameters, its scratch and random counter
@@ -493,6 +494,8 @@ def builtin_actions(ST, E, fns, setup, rfns, template, arena, copy_out, scratch,
         S = data_ptr(ST[i])
         pos = E[i, E_POS]
         seat = E[i, E_PEND + pos]
+        if not (seats >> seat) & 1:
+            continue
         q = E[i, E_Q + pos]
         k = i * 4 + seat
         key = E[i, E_POSED]   # the question's: the exchange's picks share it

@@ -190,7 +190,7 @@ def _play_chunk(rules, seats, record_seats, seed: int, lo: int, hi: int, n_table
         seat = T.E[live, AG.E_PEND + T.E[live, AG.E_POS]]
         acts = np.full(T.n, 0, np.int64)
         for sp, owners in by_spec.items():
-            a = builtins[sp](T)
+            a = builtins[sp](T, owners)   # asked only where one of its own seats is
             pick = np.isin(seat, owners)
             acts[live[pick]] = a[live[pick]]
             if builtins[sp].searches:

@@ -241,8 +241,11 @@ class _Builtin:
         self.hands[:] = -1
         self.memo[:] = -1
 
-    def __call__(self, tables: "Tables") -> np.ndarray:
+    def __call__(self, tables: "Tables", seats=(0, 1, 2, 3)) -> np.ndarray:
+        """(n,) its action at each table whose pending decision is one of ``seats``' (-1 elsewhere:
+        the strategy is not asked there)."""
         out = np.zeros(tables.n, np.int64)
         AG.builtin_actions(tables.ST, tables.E, self.fns, self.setup, self.rfns, self.template, self.arena,
-                            self.judged, self.scratch, self.rng, self.hands, self.memo, out)
+                           self.judged, self.scratch, self.rng, self.hands, self.memo,
+                           np.int64(sum(1 << s for s in seats)), out)
         return out
