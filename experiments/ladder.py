@@ -38,7 +38,7 @@ read from its kong payments (``_split_kongs``: an exposed kong pays one row, a c
 one a row from each liable seat). So where that reading is certain and, in blood flow, the seat
 never won, discards = turns asked - self-drawn wins - own kongs - robbed added kongs. The other
 hands (about a tenth in the battle presets, nearly all in blood flow, where every winner stays
-and is locked) are replayed with the engine's event log on (``simcore.engine.kernel.play_traced``, the
+and is locked) are replayed with the engine's event log on (``simcore.engine.play_traced``, the
 same ``play_hand``) and their discards counted from the log; a replay's nets must equal the
 batch's, and its deal-ins those of the win rows. ``tests/experiments/test_ladder.py`` checks the counts
 against a replay of every hand. Dealt-in discards come from the win rows: a discard win's
@@ -55,7 +55,7 @@ from dataclasses import dataclass, field
 import numba as nb
 import numpy as np
 
-from simcore.engine import kernel as E
+from simcore import engine as E
 from simcore.contract import records as rec
 from simcore.runs.analysis import mean_ci
 from simcore.contract.view import Q_TURN, STRATEGY_TYPE
@@ -432,7 +432,7 @@ SIG_REPLAY = nb.types.void(nb.types.uint8[::1], nb.types.UniTuple(STRATEGY_TYPE,
 def _replay_kernel(tab, fns, setup, rfns, arena, states, hands, discards, dealt_in, nets, events):
     """Replay global hands ``hands`` (hand g dealt by g % 4) with the event log on, in
     ``states.shape[0]`` parts of consecutive hands, each part on its own state (its header filled
-    by ``simcore.engine.kernel.new_state``); per hand and seat: discards, discards won on, net, and the
+    by ``simcore.engine.new_state``); per hand and seat: discards, discards won on, net, and the
     events logged. Each hand depends only on (seed, g), so the parts do not change the results."""
     parts = states.shape[0]
     m = hands.shape[0]
@@ -448,11 +448,11 @@ def _replay_kernel(tab, fns, setup, rfns, arena, states, hands, discards, dealt_
         no_wall = np.zeros(0, np.int64)
         for i in range(lo, hi):
             g = hands[i]
-            S[E.O_G] = g
+            E.set_hand_at(S, g)
             E.play_traced(tab, fns, setup, rfns, arena, g % 4, scores, no_wall, np.int64(0), S, h, st, w, pay)
-            n_ev = S[E.O_N_EV]
+            n_ev = E.events_at(S)
             events[i] = n_ev
-            o = S[E.O_OFF_LOG]
+            o = E.log_at(S)
             last = -1   # the latest discarder whose discard no one has won on yet
             for r in range(min(n_ev, LOG_CAP)):
                 row = o + r * rec.LOG_WIDTH
@@ -472,7 +472,7 @@ def _replay_kernel(tab, fns, setup, rfns, arena, states, hands, discards, dealt_
 
 def replay_counts(rules, players, seed: int, hands, threads: int | None = None, draw_order: str = "table") -> dict:
     """Per replayed hand (rows in the order of ``hands``) and seat: ``discards``, ``dealt_in``
-    and ``net``, counted from the engine's event log (``simcore.engine.kernel.play_traced``)."""
+    and ``net``, counted from the engine's event log (``simcore.engine.play_traced``)."""
     from simcore.contract.tables import load_tables
     from strategies.registry import players_of
 

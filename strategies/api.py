@@ -13,7 +13,7 @@ import numba as nb
 from simcore.contract.evaluate import is_win, regular_shanten_codes, shanten, shanten_exact, waits_mask  # noqa: F401
 from simcore.contract.view import *  # noqa: F401,F403  (the contract is part of this API)
 from simcore.contract.tiles import N_KINDS, N_RANKS, N_SUITS  # noqa: F401  (tile t is rank t % N_RANKS of suit t // N_RANKS)
-from simcore.contract.view import V_HAND
+from simcore.contract.view import CONTRACT_VERSION, V_HAND  # noqa: F401  (the view's layout version)
 
 from strategies.core import INF, NO_TILE, isolation, live, my_melds, my_void, near_mask, prepare, shanten_minus, shanten_moved, shanten_of, ukeire
 from strategies.params import Param, parameters  # noqa: F401

@@ -22,12 +22,12 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-import simcore.engine.kernel as E
 from simcore.contract.arena import AR_FNS, AR_SETUP, AR_STATE_LEN, AR_STATES, AR_WORK, N_STATES
 from simcore.contract.nrt import address_of, call_strategy, data_ptr, int64_ptr, view_of
-from simcore.engine.sample import WK_END, WK_SHAPE, sample_state, set_answer
 from simcore.contract.tiles import N_KINDS, N_RANKS, N_SUITS
-from simcore.contract.view import A_KONG, A_WIN, C_KONG, C_PASS, C_PUNG, C_WIN, Q_CLAIM, Q_EXCHANGE, Q_ROB, Q_TURN, Q_VOID, V_ARENA, V_CAN_KONG, V_CAN_PUNG, V_CAN_WIN, V_CODES, V_HAND, V_KONG_MASK, V_LOCKED, V_ME, V_MUST_VOID, V_PARAMS, V_QUESTION, V_TILE, V_VOID, VIEW_LEN, N_PARAMS, pack3, param_float, param_int, rand_u64, unpack3
+# ROLLOUT_STATE_LEN: a sampled table's slots (the registry sizes arenas by it)
+from simcore.engine import ROLLOUT_STATE_LEN, WK_END, WK_SHAPE, answer_at, net_at, play_on, sample_state, set_answer, view_at  # noqa: F401
+from simcore.contract.view import A_KONG, A_WIN, C_KONG, C_PASS, C_PUNG, C_WIN, Q_CLAIM, Q_EXCHANGE, Q_ROB, Q_TURN, Q_VOID, V_ARENA, V_CAN_KONG, V_CAN_PUNG, V_CAN_WIN, V_CODES, V_HAND, V_KONG_MASK, V_LOCKED, V_ME, V_MUST_VOID, V_PARAMS, V_QUESTION, V_TILE, V_VOID, N_PARAMS, pack3, param_float, param_int, rand_u64, unpack3
 
 from strategies.core import isolation, near_mask, prepare, shanten_moved, ukeire
 from strategies.exchange import shanten_voiding, suit_count
@@ -56,7 +56,6 @@ VOID_BUDGET = 32
 VOID_TOP_BUDGET = 64
 VOID_TILE_COST = 6 / 16   # void pre-filter: the shanten a tile of the void suit costs (void=expert: 6)
 ALL_VOIDS = 100.0         # a void pre-filter that keeps every suit (``simcore.inspection.review`` judges them all)
-ROLLOUT_STATE_LEN = E.ROLLOUT_STATE_LEN  # a sampled table's slots (the registry sizes arenas by it)
 I64 = np.int64
 # the search's own slots in the arena's work space, after the sampler's (simcore.engine.sample.WK_END)
 SW_CAND = WK_END            # candidates
@@ -261,8 +260,8 @@ def judge_more(q, view, tab, A, n_cand, k0, k1, seed, check, cross):
             for i in range(n_len):
                 work[i] = base[i]
             set_answer(work, me, q, W[SW_CAND + c])
-            E.play_on(work, I64(0))
-            x = work[E.O_NET + me]
+            play_on(work, I64(0))
+            x = net_at(work, me)
             W[SW_TOTAL + c] += x
             W[SW_SQUARE + c] += x * x
             W[SW_X + c] = x
@@ -356,14 +355,14 @@ def _pick(W, n, m, margin):
 
 @nb.njit(cache=True)
 def judge_posed(S, seat, tab, A, keep, rollouts, seed, actual, shape_milli, out):
-    """Judge the question posed to ``seat`` in the stopped hand S (``simcore.engine.kernel.pose``) with
-    the arena A (``simcore.engine.sample.arena_for``): the candidates (``keep`` discards on a turn, every
+    """Judge the question posed to ``seat`` in the stopped hand S (``simcore.engine.pose``) with
+    the arena A (``simcore.engine.arena_for``): the candidates (``keep`` discards on a turn, every
     suit at the void, and the seat's ``actual`` answer), each played out on ``rollouts`` sampled
     tables (their opponents' shanten weighted by ``shape_milli``/1000, ``simcore.engine.sample``). Writes to out:
     [0] candidates n, [1] tables played, then n answers, n totals, n sums of squares and the n*n
     cross products. Returns n."""
     P = data_ptr(S)
-    view = view_of(P, E.O_VIEWS + seat * VIEW_LEN, I64(VIEW_LEN))
+    view = view_at(P, seat)
     Ap = data_ptr(A)
     view[V_ARENA] = address_of(Ap)
     q = view[V_QUESTION]
@@ -389,7 +388,6 @@ def ask_posed(S, seat, tab, group, A):
     """The answer the seat's own strategy of ``group`` (0 play, 1 exchange, 2 void) gives to
     the question posed in S, with arena A (length 0: none)."""
     P = data_ptr(S)
-    view = view_of(P, E.O_VIEWS + seat * VIEW_LEN, I64(VIEW_LEN))
+    view = view_at(P, seat)
     view[V_ARENA] = address_of(data_ptr(A)) if A.shape[0] > 0 else 0
-    f = E.O_FNS + 2 * (group * 4 + seat)
-    return call_strategy(S[f], S[f + 1], view[V_QUESTION], view, tab)
+    return answer_at(S, group, seat, view[V_QUESTION], view, tab)

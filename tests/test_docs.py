@@ -147,7 +147,9 @@ def test_the_rule_table_covers_every_section_of_the_rules():
     assert not missing, f"RULES.md sections with no row in ARCHITECTURE.md's rule table: {missing}"
 
 
-MODULES = {"kernel": "simcore.engine.kernel", "evaluate": "simcore.contract.evaluate", "rules": "simcore.contract.rules",
+MODULES = {**{m: f"simcore.engine.{m}" for m in ("state", "table", "checks", "legal", "settle", "shadow", "ask", "luck_terms",
+                                               "opening", "turns", "hand", "kernel")},
+           "evaluate": "simcore.contract.evaluate", "rules": "simcore.contract.rules",
            "tiles": "simcore.contract.tiles"}
 
 

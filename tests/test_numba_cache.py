@@ -27,7 +27,7 @@ def _copy_tree(tmp_path):
 def test_the_cache_directory_is_named_by_the_jitted_sources():
     assert numba.config.CACHE_DIR.endswith(source_key(jitted_sources()))
     names = {p.relative_to(ROOT).as_posix() for p in jitted_sources()}
-    assert {"simcore/engine/kernel.py", "simcore/engine/sample.py", "simcore/contract/evaluate.py",
+    assert {"simcore/engine/kernel.py", "simcore/engine/sample.py", "simcore/engine/state.py", "simcore/contract/evaluate.py",
             "simcore/contract/rules.py", "simcore/contract/records.py", "simcore/contract/tiles.py",
             "simcore/contract/view.py", "simcore/runs/tally.py", "strategies/core.py", "strategies/play.py"} <= names
     assert "simcore/cli.py" not in names
@@ -90,7 +90,7 @@ def test_the_warm_up_child_compiles_strategies_and_leaves_the_engine_alone(tmp_p
     subprocess.run([sys.executable, "-m", "simcore.runs.warmup", "random+exchange=shortest+void=fewest"], env=env,
                    check=True)
     assert _cached(tmp_path, "play.random_play") and _cached(tmp_path, "exchange.shortest")
-    assert not _cached(tmp_path, "kernel.play_batch") and not _cached(tmp_path, "kernel.play_on")
+    assert not _cached(tmp_path, "kernel.play_batch") and not _cached(tmp_path, "hand.play_on")
     assert any((tmp_path / "tables").glob("suit-tables-*.npy"))
 
 

@@ -1,7 +1,7 @@
 """The action space of agents that answer from outside the engine (``simcore.env``): one
 ``Discrete(N_ACTIONS)`` for every question, and its translation to the engine's answers
 (``simcore.contract.view``). Masks over it come from the engine's own legality checks
-(``kernel.legal_actions``).
+(``legal.legal_actions``).
 
     ACT_DISCARD + t   Q_TURN: discard t; Q_EXCHANGE: pick t as the next of the three tiles to pass
     ACT_KONG + t      Q_TURN: kong of t (concealed, or added to a pung); Q_CLAIM: kong the discard t

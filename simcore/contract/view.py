@@ -53,7 +53,11 @@ C_PASS, C_WIN, C_PUNG, C_KONG = range(4)
 # there moves no other). tests/contract/test_view.py pins every slot: user strategies read them.
 N_SCRATCH = 256     # V_SCRATCH's slots
 N_DISC_SEQ = 128    # V_DISC_SEQ's entries
-N_RULE_SLOTS = 32   # V_RULES' slots
+N_RULE_SLOTS = 48   # V_RULES' slots: the rule array (``RuleSet.to_array``) and room for 16 more options
+# The view's layout version: a strategy reads slots by name, so recompiled it reads the same facts;
+# a change that moves or resizes a slot bumps it (1: until the rule slots grew to 48; 2: since).
+# Runs record it in run.json and datasets in dataset.json (a manifest without it: version 1).
+CONTRACT_VERSION = 2
 N_PARAMS = 16       # parameters per strategy group (V_PARAMS)
 
 VIEW_FIELDS = (

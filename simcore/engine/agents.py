@@ -3,14 +3,14 @@ the engine): many tables stepped by one jitted call, each stopped at its agents'
 with the observation and mask of that decision built here. ``simcore.env`` wraps them as
 Gymnasium and PettingZoo environments; ``simcore.env.dataset`` records decisions with them.
 
-Each table is a row of ``ST`` (an engine state, ``kernel.O_*``) and a row of ``E`` (the ``E_*``
+Each table is a row of ``ST`` (an engine state, ``simcore.engine.state``) and a row of ``E`` (the ``E_*``
 slots below: which hand it plays, the decisions pending at its stop, the exchange's picks).
 Table i plays items ``first + i``, ``first + i + stride``, ...: an item is a hand, or a match of
 ``hands_per_match`` hands (its hand j is global hand ``item * hands_per_match + j``, as
 ``sichuan simulate --match`` numbers them).
 
 A stop is a resume point where an agent seat has a question with two or more legal answers
-(``kernel._agent_stop``); its decisions are those seats' questions in the order the engine asks
+(``ask._agent_stop``); its decisions are those seats' questions in the order the engine asks
 them (the exchange and the void choice seat 0 to 3, claims and robbing in turn order from the
 discarder). The exchange is three picks (``simcore.contract.actions``): a pick with one legal tile
 is made here.
@@ -25,11 +25,20 @@ from simcore.contract import view as vw
 from simcore.contract.actions import ACT_DISCARD, N_ACTIONS, action_of, answer_of
 from simcore.contract.arena import AR_FNS, AR_HEADER, AR_LEN
 from simcore.contract.nrt import address_of, call_strategy, data_ptr, strategy_addresses
-from simcore.contract.records import ERR_NONE
+from simcore.contract.records import ERR_NONE, N_PAY_FIELDS, N_WIN_FIELDS
 from simcore.contract.rules import R_HANDS_PER_MATCH, R_START_POINTS
 from simcore.contract.tiles import N_KINDS, NO_VOID
 from simcore.contract.view import M_PUNG, Q_CLAIM, Q_EXCHANGE, Q_ROB, Q_TURN, Q_VOID, VIEW_LEN
-from simcore.engine import kernel as K
+from simcore.engine.checks import _check
+from simcore.engine.hand import play_on, _write_rows
+from simcore.engine.kernel import _compiled_for, _FNS, _start_block
+from simcore.engine.legal import exchange_picks, has_choice, legal_actions, _lowest_bit, pose
+from simcore.engine.opening import _deal, _reset, _shuffle
+from simcore.engine.state import (
+    AGENTS_PAUSE, AT_EXCHANGE, AT_VOID, O_AGENT_ANS, O_AGENT_SKIP, O_AGENTS, O_AT, O_CUR, O_ERR, O_FIXED_END,
+    O_G, O_NET, O_NEXT_DEALER, O_PAUSE, O_RULES, O_SCORES_IN, PAUSED,
+)
+from simcore.engine.table import _tab, _v
 
 I64 = np.int64
 ZERO, ONE, MINUS_ONE = I64(0), I64(1), I64(-1)
@@ -59,6 +68,9 @@ E_LEN = E_POSED + 1
 # -- the observation: a float32 vector built from the asked seat's view only -------------------
 # Seats are relative to the asked seat: 0 itself, 1 the next in turn order, 2 opposite, 3 the one before.
 N_RECENT = 16
+# The observation's layout version (OBS_FIELDS): a change that adds, moves or resizes a field bumps
+# it; datasets record it in dataset.json (a manifest without it: version 1).
+OBS_VERSION = 1
 OBS_FIELDS = (
     ("question", 5, "one-hot: exchange, void, turn, claim, rob"),
     ("pick", 3, "exchange: one-hot, which of the three picks this is"),
@@ -137,7 +149,7 @@ def observe(S, E, seat, out):
     """The observation (OBS_FIELDS) of the seat's decision pending at this stop, from its view."""
     for i in range(OBS_LEN):
         out[i] = 0.0
-    v = K._v(seat)
+    v = _v(seat)
     q = S[v + vw.V_QUESTION]
     out[OB_QUESTION + q] = 1.0
     if q == Q_EXCHANGE:
@@ -214,15 +226,15 @@ def observe(S, E, seat, out):
 @nb.njit(cache=True, _nrt=False)
 def _start_item_hand(S, E, dealer):
     """Deal the hand E_J of item E_ITEM and stand it before the exchange."""
-    S[K.O_G] = E[E_ITEM] * E[E_HPM] + E[E_J]
-    K._reset(S, dealer)
-    K._shuffle(S)
-    K._deal(S, dealer)
-    K._check(S)
-    S[K.O_AT] = K.AT_EXCHANGE
-    S[K.O_AGENT_SKIP] = 0
+    S[O_G] = E[E_ITEM] * E[E_HPM] + E[E_J]
+    _reset(S, dealer)
+    _shuffle(S)
+    _deal(S, dealer)
+    _check(S)
+    S[O_AT] = AT_EXCHANGE
+    S[O_AGENT_SKIP] = 0
     for s in range(4):
-        S[K.O_AGENT_ANS + s] = -1
+        S[O_AGENT_ANS + s] = -1
         E[E_STEP + s] = 0
         E[E_PAID + s] = 0
 
@@ -232,7 +244,7 @@ def start_item(S, E):
     """Start item E_ITEM as ``kernel.play_batch`` does: a hand dealt by seat item mod 4, scores at
     0; a match's first hand dealt by seat 0, scores at the rules' start points."""
     for s in range(4):
-        S[K.O_SCORES_IN + s] = S[K.O_RULES + R_START_POINTS] if E[E_MATCH] else 0
+        S[O_SCORES_IN + s] = S[O_RULES + R_START_POINTS] if E[E_MATCH] else 0
     E[E_J] = 0
     _start_item_hand(S, E, ZERO if E[E_MATCH] else I64(E[E_ITEM] % 4))
 
@@ -241,11 +253,11 @@ def start_item(S, E):
 def _ask_next(S, E):
     """Pose the pending decision at E_POS: its question, its mask (the exchange's first pick)."""
     seat = E[E_PEND + E[E_POS]]
-    q = K.pose(S, seat)
+    q = pose(S, seat)
     E[E_Q + E[E_POS]] = q
     E[E_POSED] = E[E_DECISION]
     E[E_NPICK] = 0
-    E[E_MASK] = K.legal_actions(S, seat, q)
+    E[E_MASK] = legal_actions(S, seat, q)
     if q == Q_EXCHANGE:
         _auto_picks(S, E, seat)
 
@@ -253,7 +265,7 @@ def _ask_next(S, E):
 @nb.njit(cache=True, _nrt=False)
 def _pick_mask(S, E, seat):
     n = E[E_NPICK]
-    return K.exchange_picks(S, seat, E[E_PICKS] if n > 0 else MINUS_ONE, E[E_PICKS + 1] if n > 1 else MINUS_ONE)
+    return exchange_picks(S, seat, E[E_PICKS] if n > 0 else MINUS_ONE, E[E_PICKS + 1] if n > 1 else MINUS_ONE)
 
 
 @nb.njit(cache=True, _nrt=False)
@@ -264,7 +276,7 @@ def _auto_picks(S, E, seat):
         if m & (m - 1) != 0:
             E[E_MASK] = m
             return
-        E[E_PICKS + E[E_NPICK]] = K._lowest_bit(m)
+        E[E_PICKS + E[E_NPICK]] = _lowest_bit(m)
         E[E_NPICK] += 1
     E[E_MASK] = 0
 
@@ -272,15 +284,15 @@ def _auto_picks(S, E, seat):
 @nb.njit(cache=True, _nrt=False)
 def _collect(S, E):
     """At a stop: the agent seats with a choice, in the order the engine asks them."""
-    at = S[K.O_AT]
-    first = ZERO if at == K.AT_EXCHANGE or at == K.AT_VOID else S[K.O_CUR]
+    at = S[O_AT]
+    first = ZERO if at == AT_EXCHANGE or at == AT_VOID else S[O_CUR]
     n = 0
     for i in range(4):
         seat = (first + i) % 4
-        if not (S[K.O_AGENTS] >> seat) & 1:
+        if not (S[O_AGENTS] >> seat) & 1:
             continue
-        q = K.pose(S, I64(seat))
-        if q >= 0 and K.has_choice(S, I64(seat), q):
+        q = pose(S, I64(seat))
+        if q >= 0 and has_choice(S, I64(seat), q):
             E[E_PEND + n] = seat
             n += 1
     E[E_N_PEND] = n
@@ -292,10 +304,10 @@ def _collect(S, E):
 def advance(S, E):
     """Play on to the table's next stop (DECISION) or the hand's end (HAND_END, or
     ERROR when the engine stopped it)."""
-    r = K.play_on(S, ZERO)
-    if S[K.O_ERR] != ERR_NONE:
+    r = play_on(S, ZERO)
+    if S[O_ERR] != ERR_NONE:
         return ERROR
-    if r == K.PAUSED:
+    if r == PAUSED:
         _collect(S, E)
         return DECISION
     return HAND_END
@@ -320,13 +332,13 @@ def apply(S, E, a):
             return DECISION
         ans = vw.pack3(E[E_PICKS], E[E_PICKS + 1], E[E_PICKS + 2])
     else:
-        ans = answer_of(q, a, S[K._v(seat) + vw.V_TILE])
-    S[K.O_AGENT_ANS + seat] = ans
+        ans = answer_of(q, a, S[_v(seat) + vw.V_TILE])
+    S[O_AGENT_ANS + seat] = ans
     E[E_POS] = pos + 1
     if pos + 1 < E[E_N_PEND]:
         _ask_next(S, E)
         return DECISION
-    S[K.O_AGENT_SKIP] = 1
+    S[O_AGENT_SKIP] = 1
     return advance(S, E)
 
 
@@ -336,9 +348,9 @@ def next_hand(S, E):
     more (OVER: past E_LAST). The new hand is dealt, not yet played."""
     if E[E_J] + 1 < E[E_HPM]:
         for s in range(4):
-            S[K.O_SCORES_IN + s] += S[K.O_NET + s]
+            S[O_SCORES_IN + s] += S[O_NET + s]
         E[E_J] += 1
-        _start_item_hand(S, E, S[K.O_NEXT_DEALER])
+        _start_item_hand(S, E, S[O_NEXT_DEALER])
         return HAND_END
     nxt = E[E_ITEM] + E[E_STRIDE]
     if E[E_LAST] >= 0 and nxt > E[E_LAST]:
@@ -363,8 +375,8 @@ def settle(S, E, row, r, hand_out, seat_out, win_out, pay_out, reward, paid_now)
             if paid_now:
                 _pay_rewards(S, E, reward)
             return status
-        K._write_rows(S, row, hand_out, seat_out, win_out, pay_out)   # an error's too: it says which
-        E[E_ENDED] = S[K.O_G]
+        _write_rows(S, row, hand_out, seat_out, win_out, pay_out)   # an error's too: it says which
+        E[E_ENDED] = S[O_G]
         if r == ERROR:
             return ERROR
         _pay_rewards(S, E, reward)
@@ -378,8 +390,8 @@ def settle(S, E, row, r, hand_out, seat_out, win_out, pay_out, reward, paid_now)
 @nb.njit(cache=True, _nrt=False)
 def _pay_rewards(S, E, reward):
     for s in range(4):
-        reward[s] += S[K.O_NET + s] - E[E_PAID + s]
-        E[E_PAID + s] = S[K.O_NET + s]
+        reward[s] += S[O_NET + s] - E[E_PAID + s]
+        E[E_PAID + s] = S[O_NET + s]
 
 
 # -- many tables, one call ---------------------------------------------------------------------
@@ -392,9 +404,9 @@ def init_tables(ST, E, A, R, seed, agents, first, stride, last, match_mode, win_
     hpm = R[R_HANDS_PER_MATCH] if match_mode else 1
     for i in range(ST.shape[0]):
         S = data_ptr(ST[i])
-        K._start_block(S, data_ptr(A[i]), R, seed, win_cap, pay_cap, False, tab, fns, setup, rfns, arena)
-        S[K.O_AGENTS] = agents
-        S[K.O_PAUSE] = K.AGENTS_PAUSE
+        _start_block(S, data_ptr(A[i]), R, seed, win_cap, pay_cap, False, tab, fns, setup, rfns, arena)
+        S[O_AGENTS] = agents
+        S[O_PAUSE] = AGENTS_PAUSE
         for j in range(E_LEN):
             E[i, j] = 0
         E[i, E_ITEM] = first + i
@@ -499,13 +511,13 @@ def builtin_actions(ST, E, fns, setup, rfns, template, arena, copy_out, scratch,
         q = E[i, E_Q + pos]
         k = i * 4 + seat
         key = E[i, E_POSED]   # the question's: the exchange's picks share it
-        if memo[i, 0] != key or memo[i, 2] != S[K.O_G]:
-            if hands[k] != S[K.O_G]:
-                hands[k] = S[K.O_G]
+        if memo[i, 0] != key or memo[i, 2] != S[O_G]:
+            if hands[k] != S[O_G]:
+                hands[k] = S[O_G]
                 for j in range(vw.N_SCRATCH):
                     scratch[k, j] = 0
                 rng[k] = 0
-            v = K._v(seat)
+            v = _v(seat)
             for j in range(VIEW_LEN):
                 view[j] = S[v + j]
             for j in range(3 * vw.N_PARAMS):
@@ -518,7 +530,7 @@ def builtin_actions(ST, E, fns, setup, rfns, template, arena, copy_out, scratch,
                 view[vw.V_SCRATCH + j] = scratch[k, j]
             view[vw.V_RNG_COUNT] = rng[k]
             group = 1 if q == Q_EXCHANGE else (2 if q == Q_VOID else 0)
-            ans = call_strategy(fns[2 * group], fns[2 * group + 1], q, view, K._tab(S))
+            ans = call_strategy(fns[2 * group], fns[2 * group + 1], q, view, _tab(S))
             for j in range(vw.N_SCRATCH):
                 scratch[k, j] = view[vw.V_SCRATCH + j]
             rng[k] = view[vw.V_RNG_COUNT]
@@ -526,12 +538,12 @@ def builtin_actions(ST, E, fns, setup, rfns, template, arena, copy_out, scratch,
                 copy_out[i, j] = arena[at + j - 1]
             memo[i, 0] = key
             memo[i, 1] = ans
-            memo[i, 2] = S[K.O_G]
+            memo[i, 2] = S[O_G]
         ans = memo[i, 1]
         if q == Q_EXCHANGE:
             out[i] = ACT_DISCARD + _next_pick(ans, E[i])
         else:
-            out[i] = action_of(q, ans, S[K._v(seat) + vw.V_TILE])
+            out[i] = action_of(q, ans, S[_v(seat) + vw.V_TILE])
 
 
 @nb.njit(cache=True, _nrt=False)
@@ -553,7 +565,7 @@ def _next_pick(ans, E):
     for t in (a, b, c):
         if 0 <= t < best and (m >> (ACT_DISCARD + t)) & 1:
             best = t
-    return best if best < N_KINDS else K._lowest_bit(E[E_MASK]) - ACT_DISCARD
+    return best if best < N_KINDS else _lowest_bit(E[E_MASK]) - ACT_DISCARD
 
 
 @nb.njit(cache=True)
@@ -576,29 +588,29 @@ def views_of(ST, E, out):
         if E[i, E_N_PEND] == 0 or E[i, E_OVER]:
             continue
         S = data_ptr(ST[i])
-        v = K._v(E[i, E_PEND + E[i, E_POS]])
+        v = _v(E[i, E_PEND + E[i, E_POS]])
         for j in range(VIEW_LEN):
             out[i, j] = S[v + j]
 
 
 def state_len(win_cap: int, pay_cap: int) -> int:
     """A table's row length in ST with room for ``win_cap`` wins and ``pay_cap`` payments."""
-    return K.O_FIXED_END + win_cap * K.N_WIN_FIELDS + pay_cap * K.N_PAY_FIELDS
+    return O_FIXED_END + win_cap * N_WIN_FIELDS + pay_cap * N_PAY_FIELDS
 
 
 _I64T = nb.types.int64
 _M2 = _I64T[:, ::1]
 SIG_INIT = nb.types.void(_M2, _M2, _M2, _I64T[::1], _I64T, _I64T, _I64T, _I64T, _I64T, nb.types.boolean, _I64T, _I64T,
-                         nb.types.uint8[::1], K._FNS, _I64T[::1], K._FNS, _I64T[::1])
+                         nb.types.uint8[::1], _FNS, _I64T[::1], _FNS, _I64T[::1])
 _FNS3 = nb.types.UniTuple(vw.STRATEGY_TYPE, 3)
 SIG_ADDRESSES = nb.types.void(_FNS3, _I64T[::1])
 
 
 def init_kernel():
     """``init_tables`` for ``SIG_INIT`` (the strategies as first-class functions, as the batch takes them)."""
-    return K._compiled_for(init_tables, SIG_INIT)
+    return _compiled_for(init_tables, SIG_INIT)
 
 
 def addresses_kernel():
     """``addresses_of`` for ``SIG_ADDRESSES``."""
-    return K._compiled_for(addresses_of, SIG_ADDRESSES)
+    return _compiled_for(addresses_of, SIG_ADDRESSES)

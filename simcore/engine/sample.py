@@ -41,7 +41,7 @@ What is approximated:
 - discards and set-aside winning tiles are all counted as piled (the engine needs only their
   sum, and a claimed discard in the pile).
 
-A sampled state resumes at the question being asked (``simcore.engine.kernel.play_on``), with the seat's
+A sampled state resumes at the question being asked (``simcore.engine.hand.play_on``), with the seat's
 answer given by a one-entry script (``set_answer``).
 """
 
@@ -50,13 +50,25 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from simcore.engine import kernel as E
+from simcore.engine.hand import play_on
+from simcore.engine.kernel import _FNS, _set_arenas
+from simcore.engine.legal import pose as pose_state
+from simcore.engine.state import (
+    AT_ASK, AT_CLAIMS, AT_EXCHANGE, AT_VOID, O_AT, O_BACK, O_CHECK, O_CLEAN, O_CUR, O_DEALER, O_DISCARDED,
+    O_DRAW_RDY, O_DRAWN, O_DRAWS, O_EXDIR, O_FIRST_WIN, O_FIXED_END, O_FNS, O_FRONT, O_G, O_HAND,
+    O_KONG_FEEDER, O_KONG_RECV, O_KONGED, O_LEFT, O_LOCKED, O_MELD_CNT, O_MELD_KIND, O_MELD_TILE, O_N_KONGS,
+    O_N_MELDS, O_N_WINS, O_NEXT_DEALER, O_OFF_LOG, O_OFF_PBUF, O_OFF_SCRIPT, O_OFF_WBUF, O_OUT, O_PASSED,
+    O_PHASE, O_PIG, O_PILE, O_READY, O_RULES, O_SCORE0, O_SCORES_IN, O_SCRATCH_USE, O_SCRIPT_LEN,
+    O_SEAT_KONGS, O_SEED, O_TAB, O_TAB_LEN, O_TURN_KONG, O_TURN_KONG_SEAT, O_TURNS, O_VIEWS, O_VOID,
+    O_VOIDCNT, O_WALL, O_WINS, PHASE_AFTER_PUNG, PHASE_DRAW, PHASE_FIRST, PHASE_REPLACEMENT, WALL_LAST,
+)
+from simcore.engine.table import _recount
 from simcore.contract import view as vw
 from simcore.contract.arena import AR_FNS, AR_SETUP, AR_STATE_LEN, AR_STATES, AR_WORK, N_STATES
 from simcore.contract.evaluate import shanten
 from simcore.contract.nrt import address_of, data_ptr, int64_ptr, strategy_addresses, view_of
 from simcore.contract.rng import STREAM_SEAT, STREAM_WALL, stream_key, stream_value
-from simcore.contract.rules import N_RULE_FIELDS, R_FLOW
+from simcore.contract.rules import N_RULE_FIELDS
 from simcore.contract.tiles import N_KINDS, N_RANKS, N_SUITS, N_TILES, NO_VOID
 
 I64 = np.int64
@@ -483,7 +495,7 @@ def _deal_unseen(view, tab, W, key):
 
 @nb.njit(cache=True, _nrt=False)
 def sample_state(view, tab, A, S, seed, k, check):
-    """Fill the rollout state S (``simcore.engine.kernel.ROLLOUT_STATE_LEN`` slots) with a table
+    """Fill the rollout state S (``simcore.engine.state.ROLLOUT_STATE_LEN`` slots) with a table
     consistent with ``view``, resuming at the view's question; the rollout players, their setup
     and the work space come from the arena A. Its randomness is (seed, k): the same (seed, k)
     gives the same table. Returns False when the view admits no table (never in play: a bug)."""
@@ -505,39 +517,39 @@ def _fill_state(view, tab, A, S, W, seed, k, n_pool, wall_left, check):
     me = view[vw.V_ME]
     q = view[vw.V_QUESTION]
     view_of(S, I64(0), A[AR_STATE_LEN])[:] = 0
-    S[E.O_OFF_WBUF] = E.O_FIXED_END
-    S[E.O_OFF_PBUF] = E.O_FIXED_END
-    S[E.O_OFF_SCRIPT] = E.O_FIXED_END
-    S[E.O_OFF_LOG] = E.O_FIXED_END + 12
-    S[E.O_SCRIPT_LEN] = 1
-    S[E.O_CHECK] = 1 if check else 0
-    S[E.O_SEED] = seed
-    S[E.O_G] = k
-    S[E.O_TAB] = address_of(data_ptr(tab))
-    S[E.O_TAB_LEN] = tab.shape[0]
+    S[O_OFF_WBUF] = O_FIXED_END
+    S[O_OFF_PBUF] = O_FIXED_END
+    S[O_OFF_SCRIPT] = O_FIXED_END
+    S[O_OFF_LOG] = O_FIXED_END + 12
+    S[O_SCRIPT_LEN] = 1
+    S[O_CHECK] = 1 if check else 0
+    S[O_SEED] = seed
+    S[O_G] = k
+    S[O_TAB] = address_of(data_ptr(tab))
+    S[O_TAB_LEN] = tab.shape[0]
     for i in range(N_RULE_FIELDS):
-        S[E.O_RULES + i] = view[vw.V_RULES + i]
+        S[O_RULES + i] = view[vw.V_RULES + i]
     for i in range(24):
-        S[E.O_FNS + i] = A[AR_FNS + i]
+        S[O_FNS + i] = A[AR_FNS + i]
     for s in range(4):
-        S[E.O_SCORES_IN + s] = view[vw.V_SCORE + s]
-        S[E.O_SCRATCH_USE + s] = A[AR_SETUP + vw.SETUP_SCRATCH + s]
-        S[E.O_FIXED_END + s * 3] = -1       # no forced answer yet (``set_answer``)
+        S[O_SCORES_IN + s] = view[vw.V_SCORE + s]
+        S[O_SCRATCH_USE + s] = A[AR_SETUP + vw.SETUP_SCRATCH + s]
+        S[O_FIXED_END + s * 3] = -1       # no forced answer yet (``set_answer``)
     # -- the wall: kong replacements came from the back -------------------------------------
     n_kongs = 0
     for o in range(4):
         for i in range(view[vw.V_N_MELDS + o]):
             if view[vw.V_MELD_KIND + o * 4 + i] != vw.M_PUNG:
                 n_kongs += 1
-    S[E.O_BACK] = E.WALL_LAST - n_kongs    # the rollout draws in table order: the same game (RULES.md: Rulings where the documents are silent, draw order)
-    S[E.O_FRONT] = S[E.O_BACK] - wall_left + 1
-    S[E.O_LEFT] = wall_left
-    w = S[E.O_FRONT]
+    S[O_BACK] = WALL_LAST - n_kongs    # the rollout draws in table order: the same game (RULES.md: Rulings where the documents are silent, draw order)
+    S[O_FRONT] = S[O_BACK] - wall_left + 1
+    S[O_LEFT] = wall_left
+    w = S[O_FRONT]
     for i in range(n_pool):
         h = W[WK_OWNER + i]
         t = W[WK_POOL + i]
         if h == WALL:
-            S[E.O_WALL + w] = t
+            S[O_WALL + w] = t
             w += 1
         else:
             W[WK_HIDDEN + h * KIND_ROW + t] += 1
@@ -552,9 +564,9 @@ def _fill_state(view, tab, A, S, W, seed, k, n_pool, wall_left, check):
                 c = view[vw.V_REVEALED + o * N_KINDS + t]
             else:
                 c = W[WK_HIDDEN + o * KIND_ROW + t] + W[WK_KNOWN + o * N_KINDS + t]
-            S[E.O_HAND + o * N_KINDS + t] = c
+            S[O_HAND + o * N_KINDS + t] = c
         nm = view[vw.V_N_MELDS + o]
-        S[E.O_N_MELDS + o] = nm
+        S[O_N_MELDS + o] = nm
         kongs = 0
         for i in range(nm):
             kind = view[vw.V_MELD_KIND + o * 4 + i]
@@ -562,88 +574,88 @@ def _fill_state(view, tab, A, S, W, seed, k, n_pool, wall_left, check):
             if t < 0:
                 t = W[WK_KONGS + o * 4 + i]
                 if revealed:  # a kong declared after the win took the revealed copies (``_kong_fits``)
-                    S[E.O_HAND + o * N_KINDS + t] = 0
-            S[E.O_MELD_KIND + o * 4 + i] = kind
-            S[E.O_MELD_TILE + o * 4 + i] = t
-            S[E.O_MELD_CNT + o * N_KINDS + t] += 3 if kind == vw.M_PUNG else 4
+                    S[O_HAND + o * N_KINDS + t] = 0
+            S[O_MELD_KIND + o * 4 + i] = kind
+            S[O_MELD_TILE + o * 4 + i] = t
+            S[O_MELD_CNT + o * N_KINDS + t] += 3 if kind == vw.M_PUNG else 4
             if kind != vw.M_PUNG:
                 kongs += 1
-        S[E.O_N_KONGS + o] = kongs
-        S[E.O_SEAT_KONGS + o] = kongs
-        S[E.O_VOID + o] = view[vw.V_VOID + o]
-        S[E.O_WINS + o] = view[vw.V_WINS + o]
-        S[E.O_OUT + o] = view[vw.V_OUT + o]
-        S[E.O_LOCKED + o] = 1 if flow and view[vw.V_WINS + o] > 0 else 0
-        S[E.O_DRAWS + o] = view[vw.V_DRAWS + o]
-        S[E.O_SCORE0 + o] = view[vw.V_SCORE + o]
-        S[E.O_PIG + o] = -1
-        S[E.O_READY + o] = -1
-        S[E.O_FIRST_WIN + o] = 0 if view[vw.V_WINS + o] > 0 else -1
+        S[O_N_KONGS + o] = kongs
+        S[O_SEAT_KONGS + o] = kongs
+        S[O_VOID + o] = view[vw.V_VOID + o]
+        S[O_WINS + o] = view[vw.V_WINS + o]
+        S[O_OUT + o] = view[vw.V_OUT + o]
+        S[O_LOCKED + o] = 1 if flow and view[vw.V_WINS + o] > 0 else 0
+        S[O_DRAWS + o] = view[vw.V_DRAWS + o]
+        S[O_SCORE0 + o] = view[vw.V_SCORE + o]
+        S[O_PIG + o] = -1
+        S[O_READY + o] = -1
+        S[O_FIRST_WIN + o] = 0 if view[vw.V_WINS + o] > 0 else -1
         for p in range(4):
-            S[E.O_KONG_RECV + o * 4 + p] = view[vw.V_KONG_INCOME + o * 4 + p]
-        S[E.O_TURN_KONG + o] = view[vw.V_TURN_KONG + o]
-        S[E.O_N_WINS] += view[vw.V_WINS + o]
-        S[E.O_TURNS] += view[vw.V_DRAWS + o]
+            S[O_KONG_RECV + o * 4 + p] = view[vw.V_KONG_INCOME + o * 4 + p]
+        S[O_TURN_KONG + o] = view[vw.V_TURN_KONG + o]
+        S[O_N_WINS] += view[vw.V_WINS + o]
+        S[O_TURNS] += view[vw.V_DRAWS + o]
     for i in range(3):
-        S[E.O_PASSED + me * 3 + i] = view[vw.V_PASSED + i]
-    S[E.O_TURN_KONG_SEAT] = view[vw.V_TURN_KONG_SEAT]
-    S[E.O_KONG_FEEDER] = view[vw.V_KONG_FEEDER]
+        S[O_PASSED + me * 3 + i] = view[vw.V_PASSED + i]
+    S[O_TURN_KONG_SEAT] = view[vw.V_TURN_KONG_SEAT]
+    S[O_KONG_FEEDER] = view[vw.V_KONG_FEEDER]
     clean = 1
     for o in range(4):
         if view[vw.V_N_MELDS + o] > 0 or view[vw.V_WINS + o] > 0:
             clean = 0
-    S[E.O_CLEAN] = clean
-    S[E.O_EXDIR] = view[vw.V_EXCHANGE_DIR]
-    S[E.O_DEALER] = view[vw.V_DEALER]
-    S[E.O_NEXT_DEALER] = view[vw.V_DEALER]
+    S[O_CLEAN] = clean
+    S[O_EXDIR] = view[vw.V_EXCHANGE_DIR]
+    S[O_DEALER] = view[vw.V_DEALER]
+    S[O_NEXT_DEALER] = view[vw.V_DEALER]
     # tiles not in the wall, a hand or a set lie in the discard piles or were set aside as
     # winning tiles: all counted as piled (the engine only ever needs their sum, and a claimed
     # discard in the pile)
     for t in range(N_KINDS):
         n = 0
         for o in range(4):
-            n += S[E.O_HAND + o * N_KINDS + t] + S[E.O_MELD_CNT + o * N_KINDS + t]
-        S[E.O_PILE + t] = n
-    for i in range(S[E.O_FRONT], S[E.O_BACK] + 1):
-        S[E.O_PILE + S[E.O_WALL + i]] += 1
+            n += S[O_HAND + o * N_KINDS + t] + S[O_MELD_CNT + o * N_KINDS + t]
+        S[O_PILE + t] = n
+    for i in range(S[O_FRONT], S[O_BACK] + 1):
+        S[O_PILE + S[O_WALL + i]] += 1
     for t in range(N_KINDS):
-        S[E.O_PILE + t] = 4 - S[E.O_PILE + t]
+        S[O_PILE + t] = 4 - S[O_PILE + t]
     _fill_views(view, A, S, W, seed, k)
     # -- where play resumes --------------------------------------------------------------------
     frm = view[vw.V_FROM]
     if q == vw.Q_EXCHANGE:
-        S[E.O_AT] = E.AT_EXCHANGE
+        S[O_AT] = AT_EXCHANGE
     elif q == vw.Q_VOID:
-        S[E.O_AT] = E.AT_VOID
+        S[O_AT] = AT_VOID
     elif q == vw.Q_TURN:
-        S[E.O_AT] = E.AT_ASK
-        S[E.O_CUR] = me
+        S[O_AT] = AT_ASK
+        S[O_CUR] = me
         if view[vw.V_AFTER_PUNG]:
-            phase = E.PHASE_AFTER_PUNG
+            phase = PHASE_AFTER_PUNG
         elif view[vw.V_REPLACEMENT]:
-            phase = E.PHASE_REPLACEMENT
+            phase = PHASE_REPLACEMENT
         elif view[vw.V_TILE] < 0:
-            phase = E.PHASE_FIRST
+            phase = PHASE_FIRST
         else:
-            phase = E.PHASE_DRAW
-        S[E.O_PHASE] = phase
-        S[E.O_DRAWN] = view[vw.V_TILE]
-        S[E.O_KONGED] = 1 if phase == E.PHASE_REPLACEMENT else 0
-        S[E.O_DRAW_RDY + me] = 1  # "maybe": the exact check decides, as the engine's offer did
+            phase = PHASE_DRAW
+        S[O_PHASE] = phase
+        S[O_DRAWN] = view[vw.V_TILE]
+        S[O_KONGED] = 1 if phase == PHASE_REPLACEMENT else 0
+        S[O_DRAW_RDY + me] = 1  # "maybe": the exact check decides, as the engine's offer did
     elif q == vw.Q_CLAIM:
-        S[E.O_AT] = E.AT_CLAIMS
-        S[E.O_CUR] = frm
-        S[E.O_DISCARDED] = view[vw.V_TILE]
-        S[E.O_KONGED] = view[vw.V_KONG_DISCARD]
-        S[E.O_PHASE] = E.PHASE_DRAW
+        S[O_AT] = AT_CLAIMS
+        S[O_CUR] = frm
+        S[O_DISCARDED] = view[vw.V_TILE]
+        S[O_KONGED] = view[vw.V_KONG_DISCARD]
+        S[O_PHASE] = PHASE_DRAW
     else:  # Q_ROB: the adder's turn again, its answer the added kong
-        S[E.O_AT] = E.AT_ASK
-        S[E.O_CUR] = frm
-        S[E.O_PHASE] = E.PHASE_DRAW
-        S[E.O_DRAWN] = view[vw.V_TILE]
-        S[E.O_KONGED] = 1 if view[vw.V_TURN_KONG_SEAT] == frm + 1 else 0
-        S[E.O_DRAW_RDY + frm] = 1
-        o = E.O_FIXED_END + frm * 3
+        S[O_AT] = AT_ASK
+        S[O_CUR] = frm
+        S[O_PHASE] = PHASE_DRAW
+        S[O_DRAWN] = view[vw.V_TILE]
+        S[O_KONGED] = 1 if view[vw.V_TURN_KONG_SEAT] == frm + 1 else 0
+        S[O_DRAW_RDY + frm] = 1
+        o = O_FIXED_END + frm * 3
         S[o] = vw.Q_TURN
         S[o + 1] = -1
         S[o + 2] = vw.kong(view[vw.V_TILE])
@@ -658,14 +670,14 @@ def _fill_views(view, A, S, W, seed, k):
     d = view[vw.V_EXCHANGE_DIR]
     giver = (me - d + 4) % 4 if r >= 0 else -1
     for s in range(4):
-        v = E.O_VIEWS + s * vw.VIEW_LEN
+        v = O_VIEWS + s * vw.VIEW_LEN
         for i in range(vw.V_HAND):
             S[v + i] = 0
         S[v + vw.V_ME] = s
         S[v + vw.V_DEALER] = view[vw.V_DEALER]
         S[v + vw.V_TILE] = -1
         S[v + vw.V_FROM] = -1
-        S[v + vw.V_LOCKED] = S[E.O_LOCKED + s]
+        S[v + vw.V_LOCKED] = S[O_LOCKED + s]
         S[v + vw.V_EXCHANGE_DIR] = d
         S[v + vw.V_N_DISCARDS] = view[vw.V_N_DISCARDS]
         S[v + vw.V_HAND_INDEX] = view[vw.V_HAND_INDEX]
@@ -676,8 +688,8 @@ def _fill_views(view, A, S, W, seed, k):
             S[v + i] = view[i]
         for i in range(4):
             for j in range(4):
-                t = S[E.O_MELD_TILE + i * 4 + j]
-                if j < S[E.O_N_MELDS + i] and S[E.O_MELD_KIND + i * 4 + j] == vw.M_KONG_CONCEALED:
+                t = S[O_MELD_TILE + i * 4 + j]
+                if j < S[O_N_MELDS + i] and S[O_MELD_KIND + i * 4 + j] == vw.M_KONG_CONCEALED:
                     shown = view[vw.V_MELD_TILE + i * 4 + j] >= 0 and (i != me or view[vw.V_WINS + me] > 0)
                     S[v + vw.V_MELD_TILE + i * 4 + j] = t if (i == s or shown) else -1
         for i in range(3):
@@ -693,16 +705,16 @@ def _fill_views(view, A, S, W, seed, k):
             pub = view[vw.V_VISIBLE + t] - view[vw.V_HAND + t]
             if me_open:
                 pub += view[vw.V_REVEALED + me * N_KINDS + t]
-            if S[E.O_WINS + s] > 0:
+            if S[O_WINS + s] > 0:
                 pub -= view[vw.V_REVEALED + s * N_KINDS + t]
             S[v + vw.V_VISIBLE + t] = pub
         for i in range(view[vw.V_N_MELDS + me]):
             if view[vw.V_MELD_KIND + me * 4 + i] == vw.M_KONG_CONCEALED and not me_open:
                 S[v + vw.V_VISIBLE + view[vw.V_MELD_TILE + me * 4 + i]] -= 4
-        for i in range(S[E.O_N_MELDS + s]):
+        for i in range(S[O_N_MELDS + s]):
             hidden = view[vw.V_MELD_TILE + s * 4 + i] < 0 or (s == me and not me_open)
-            if S[E.O_MELD_KIND + s * 4 + i] == vw.M_KONG_CONCEALED and hidden:
-                S[v + vw.V_VISIBLE + S[E.O_MELD_TILE + s * 4 + i]] += 4
+            if S[O_MELD_KIND + s * 4 + i] == vw.M_KONG_CONCEALED and hidden:
+                S[v + vw.V_VISIBLE + S[O_MELD_TILE + s * 4 + i]] += 4
         for i in range(vw.V_REVEALED, vw.V_REVEALED + 4 * N_KINDS):
             S[v + i] = view[i]
         for i in range(min(view[vw.V_N_DISCARDS], vw.N_DISC_SEQ)):
@@ -715,14 +727,14 @@ def _fill_views(view, A, S, W, seed, k):
             S[v + i] = view[i]
         for i in range(vw.V_SCRATCH, vw.V_SCRATCH + vw.N_SCRATCH):  # the seat's own is its own
             S[v + i] = view[i] if s == me else 0
-        E._recount(S, I64(s))
-        S[v + vw.V_MUST_VOID] = 1 if S[E.O_VOIDCNT + s] > 0 and S[E.O_VOID + s] != NO_VOID else 0
+        _recount(S, I64(s))
+        S[v + vw.V_MUST_VOID] = 1 if S[O_VOIDCNT + s] > 0 and S[O_VOID + s] != NO_VOID else 0
 
 
 @nb.njit(cache=True, _nrt=False)
 def set_answer(S, seat, q, answer):
     """The answer ``seat`` gives to its next question ``q`` in the rollout (a one-entry script)."""
-    o = E.O_FIXED_END + seat * 3
+    o = O_FIXED_END + seat * 3
     S[o] = q
     S[o + 1] = -1
     S[o + 2] = answer
@@ -734,12 +746,12 @@ def set_answer(S, seat, q, answer):
 @nb.njit(cache=True)
 def _fill_arena(A, rfns, arena, seat):
     """Seat ``seat``'s arena in A, as the engine's batches lay it out."""
-    S = np.zeros(E.O_FIXED_END, np.int64)
+    S = np.zeros(O_FIXED_END, np.int64)
     one = np.zeros(arena.shape[0], np.int64)
     n = arena.shape[0] // 4
     for i in range(n):
         one[seat * n + i] = arena[seat * n + i]
-    E._set_arenas(data_ptr(S), data_ptr(A), rfns, one)
+    _set_arenas(data_ptr(S), data_ptr(A), rfns, one)
 
 
 @nb.njit(cache=True)
@@ -758,7 +770,7 @@ def arena_with(players, seat: int, rollout) -> np.ndarray:
 
     A = arena_for(players, seat)
     addresses = np.zeros(24, np.int64)
-    sig = nb.types.void(E._FNS, nb.types.int64[::1])
+    sig = nb.types.void(_FNS, nb.types.int64[::1])
     if sig.args not in _fn_addresses.overloads:
         _fn_addresses.compile(sig)
         _fn_addresses.disable_compile()
@@ -777,7 +789,7 @@ def arena_for(players, seat: int) -> np.ndarray:
     if n <= 0:
         raise ValueError(f"seat {seat} does not search: it has no arena")
     A = np.zeros(n, np.int64)
-    sig = nb.types.void(nb.types.int64[::1], E._FNS, nb.types.int64[::1], nb.types.int64)
+    sig = nb.types.void(nb.types.int64[::1], _FNS, nb.types.int64[::1], nb.types.int64)
     if sig.args not in _fill_arena.overloads:  # compiled on first use, not at import
         _fill_arena.compile(sig)
         _fill_arena.disable_compile()
@@ -787,14 +799,14 @@ def arena_for(players, seat: int) -> np.ndarray:
 
 @nb.njit(cache=True)
 def _sample_py(S, seat, tab, A, seed, k, check):
-    view = view_of(data_ptr(S), E.O_VIEWS + seat * vw.VIEW_LEN, vw.VIEW_LEN)
+    view = view_of(data_ptr(S), O_VIEWS + seat * vw.VIEW_LEN, vw.VIEW_LEN)
     P = data_ptr(A)
     return sample_state(view, tab, P, int64_ptr(address_of(P) + 8 * AR_STATES), seed, k, check)
 
 
 @nb.njit(cache=True)
 def _play_py(T):
-    E.play_on(data_ptr(T), I64(0))
+    play_on(data_ptr(T), I64(0))
 
 
 def sample_failure(A) -> int:
@@ -804,7 +816,7 @@ def sample_failure(A) -> int:
 
 def sample_table(S, seat: int, A, seed: int, k: int, check: bool = True, shape: float = 0.0):
     """A table sampled for ``seat`` from its view in the real state S (stopped at a resume
-    point and posed, ``simcore.engine.kernel.pose``), as a new array; None when the sampler failed.
+    point and posed, ``simcore.engine.legal.pose``), as a new array; None when the sampler failed.
     ``shape``: the weight on the opponents' shanten (``set_shape``; 0, uniform)."""
     from simcore.contract.tables import load_tables
 
@@ -823,10 +835,10 @@ def play_table(T) -> None:
 
 @nb.njit(cache=True)
 def _pose_py(S, seat):
-    return E.pose(data_ptr(S), seat)
+    return pose_state(data_ptr(S), seat)
 
 
 def pose(S, seat: int) -> int:
-    """``simcore.engine.kernel.pose`` on a state array: the question the stopped hand puts to ``seat``
+    """``simcore.engine.legal.pose`` on a state array: the question the stopped hand puts to ``seat``
     (its view then shows it), or -1."""
     return int(_pose_py(S, np.int64(seat)))

@@ -22,9 +22,9 @@ import pyarrow.parquet as pq
 
 from simcore.contract.actions import N_ACTIONS, action_of
 from simcore.contract.records import S_NET
-from simcore.contract.view import QUESTION_NAMES, Q_EXCHANGE, V_TILE
+from simcore.contract.view import CONTRACT_VERSION, QUESTION_NAMES, Q_EXCHANGE, V_TILE
 from simcore.engine import agents as AG
-from simcore.engine import kernel as K
+from simcore import engine as K
 from simcore.runs.files import ManagedDir, now
 from simcore.version import __version__
 
@@ -119,7 +119,8 @@ def record(out, rules, seats, record_seats, hands: int, seed: int = 0, chunk: in
             if hands < old["hands"]:
                 raise DatasetError(f"{out} holds {old['hands']:,} hands; --hands may only grow")
         timings = d.timings(old)
-        manifest = {"schema_version": SCHEMA_VERSION, "version": __version__, "config": cfg, "hands": hands,
+        manifest = {"schema_version": SCHEMA_VERSION, "version": __version__, "contract_version": CONTRACT_VERSION,
+                    "observation_version": AG.OBS_VERSION, "config": cfg, "hands": hands,
                     "chunks": -(-hands // chunk), "complete": False, "timings": timings,
                     "columns": {n: {"type": t, "meaning": m} for n, t, m in COLUMNS}}
         d.write_manifest(manifest)
@@ -202,7 +203,7 @@ def _play_chunk(rules, seats, record_seats, seed: int, lo: int, hi: int, n_table
                             cand_rows.append(n_rows + j)
                             cand.append(got[0])
                             cand_val.append(got[1])
-        cols["hand"].append(T.ST[live, K.O_G].copy())
+        cols["hand"].append(K.hand_index(T.ST[live]).copy())
         cols["seat"].append(seat.astype(np.int8))
         cols["step"].append(T.E[live, AG.E_STEP + seat].astype(np.int16))
         cols["question"].append(T.E[live, AG.E_Q + T.E[live, AG.E_POS]].astype(np.int8))
@@ -237,7 +238,7 @@ def _judged(row: np.ndarray, T, i: int):
             a, b, c = sorted((int(x) >> 5 * k) & 31 for k in range(3))
             acts.append(a + 32 * b + 1024 * c)
     else:
-        tile = int(T.ST[i, K.O_VIEWS + T.pending_seat(i) * K.VIEW_LEN + V_TILE])
+        tile = int(K.seat_view(T.ST[i], T.pending_seat(i))[V_TILE])
         acts = [int(action_of(np.int64(q), np.int64(x), np.int64(tile))) for x in answers]
     return acts, [float(t) / m for t in totals]
 

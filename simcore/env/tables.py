@@ -14,7 +14,7 @@ from simcore.contract.rules import RuleSet, resolve
 from simcore.contract.tables import load_tables
 from simcore.contract.view import QUESTION_NAMES, SETUP_SCRATCH, N_PARAMS, N_SCRATCH, VIEW_LEN
 from simcore.engine import agents as AG
-from simcore.engine import kernel as K
+from simcore import engine as K
 from simcore.runs.batch import BatchResult, EngineError, hand_error
 
 # room for a hand's wins and payments (a blood-flow hand rarely has more than 30 wins)
@@ -101,7 +101,7 @@ class Tables:
         wcap, pcap = WIN_CAP[self.rules.variant], PAY_CAP[self.rules.variant]
         self.ST = np.zeros((n, AG.state_len(wcap, pcap)), np.int64)
         self.E = np.zeros((n, AG.E_LEN), np.int64)
-        self.A = np.zeros((n, int(K._arena_len(self.players.arena))), np.int64)
+        self.A = np.zeros((n, int(K.arena_len(self.players.arena))), np.int64)
         self.hand = np.zeros((n, rec.N_HAND_FIELDS), np.int32)
         self.seat = np.zeros((n, 4, rec.N_SEAT_FIELDS), np.int32)
         self.win = np.zeros((n, wcap, rec.N_WIN_FIELDS), np.int32)
@@ -178,7 +178,7 @@ class Tables:
         return QUESTION_NAMES[q]
 
     def hand_index(self, i: int) -> int:
-        return int(self.ST[i, K.O_G])
+        return int(K.hand_index(self.ST[i]))
 
     def result(self, i: int) -> HandResult:
         """The rows of the hand table i finished at its last step."""

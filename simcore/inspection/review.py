@@ -16,7 +16,7 @@ import sys
 
 import numpy as np
 
-from simcore.engine import kernel as E
+from simcore import engine as E
 from simcore.contract import view as vw
 from simcore.inspection.run_hands import RunHand, hands_of_run, independent_hands
 from simcore.contract.tiles import N_KINDS, SUITS, tile_text
@@ -74,7 +74,7 @@ def _rollout_arena(specs: list, seat: int):
     """An arena for judging ``seat``'s decisions with the four ``specs`` playing the rollouts."""
     from strategies.registry import parse_seats, seat_functions
 
-    from simcore.engine.sample import arena_with
+    from simcore.engine import arena_with
 
     template = seat_functions(parse_seats("search"))   # an arena's layout: the search player's
     return arena_with(template, seat, seat_functions(specs))
@@ -83,7 +83,7 @@ def _rollout_arena(specs: list, seat: int):
 def _own_arena(players, seat: int):
     """An arena for the seat's own strategy when it searches (its answer needs one), else empty."""
     from simcore.contract.arena import AR_HEADER, AR_LEN
-    from simcore.engine.sample import arena_for
+    from simcore.engine import arena_for
 
     if players.arena[seat * AR_HEADER + AR_LEN] > 0:
         return arena_for(players, seat)
@@ -103,7 +103,7 @@ def judge_hand(hand: RunHand, seat: int, decision: int | None = None, rollouts: 
     ``shape``: the sampler's weight on the opponents' shanten (default: the search player's)."""
     from strategies.search import MAX_CAND, ask_posed, judge_posed
 
-    from simcore.engine.sample import pose
+    from simcore.engine import pose
     from simcore.contract.tables import load_tables
     from simcore.inspection.trace import run_traced
 
@@ -127,7 +127,7 @@ def judge_hand(hand: RunHand, seat: int, decision: int | None = None, rollouts: 
         p += 1
         S = run_traced(hand.rules, hand.players, hand.seed, hand.g, hand.dealer, hand.scores, pause=p, check=False,
                        draw_order=hand.draw_order)[0]
-        if S[E.O_AT] == E.AT_END:
+        if E.hand_over(S):
             break
         q = pose(S, seat)
         if q < 0:
@@ -156,7 +156,7 @@ def judge_hand(hand: RunHand, seat: int, decision: int | None = None, rollouts: 
                                 np.int64(_decision_seed(hand.seed, hand.g, seat, k) ^ h), np.int64(actual), shape_milli,
                                 half)
                 halves.append(Sums.of(half, n))
-        rows += _rows(k, p, q, halves, actual, S, seat, LEAD_EVENTS + int(S[E.O_N_EV]))
+        rows += _rows(k, p, q, halves, actual, S, seat, LEAD_EVENTS + E.events_logged(S))
     if decision is not None and not any(r["decision"] == decision for r in rows):
         raise ValueError(f"--decision {decision}: seat {seat} has {k + 1} decisions in hand {hand.g} (0-{k})")
     return rows
@@ -215,7 +215,7 @@ def _rows(k, p, q, halves: list, actual, S, seat, event) -> list[dict]:
     gap, gap_se = split_gaps(halves)
     best = int(np.argmax(mean))
     rows = []
-    view = S[E.O_VIEWS + seat * vw.VIEW_LEN:E.O_VIEWS + (seat + 1) * vw.VIEW_LEN]
+    view = E.seat_view(S, seat)
     for c in range(len(answers)):
         se = sd[c] / math.sqrt(m)
         rows.append({

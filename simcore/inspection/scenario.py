@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 import numba as nb
 import numpy as np
 
-from simcore.engine import kernel as E
+from simcore import engine as E
 from simcore.contract import records as rec
 from simcore.contract.rules import RuleSet, resolve
 from simcore.contract.tiles import N_KINDS, N_RANKS, parse_tiles, suit_index
@@ -182,7 +182,7 @@ class Scenario:
             raise AssertionError(describe_error(hand.hand[0], self.hand_index, names, "this scenario"))
         if strict:
             for seat in range(4):
-                used = int(hand.state[E.O_SCRIPT_POS + seat])
+                used = E.script_used(hand.state, seat)
                 total = int((script[seat, :, 0] >= 0).sum())
                 if used != total:
                     raise AssertionError(f"seat {seat}: script entry {used} was never asked "

@@ -11,12 +11,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from simcore.engine import kernel as E
+from simcore import engine as E
 from simcore.contract import evaluate as ev
 from simcore.contract import records as rec
 from simcore.contract.rules import RuleSet
 from simcore.contract.tables import load_tables
-from simcore.contract.tiles import DEALER_TILES, HAND_TILES, N_KINDS, N_RANKS, N_SUITS, N_TILES, SUITS, tile_list, tile_text
+from simcore.contract.tiles import DEALER_TILES, HAND_TILES, N_KINDS, N_RANKS, N_SUITS, SUITS, tile_list, tile_text
 from strategies.names import short_names
 from simcore.contract.view import MELD_NAMES, STRATEGY_TYPE  # noqa: F401
 
@@ -72,14 +72,11 @@ def _mask_tiles(mask: int) -> list[str]:
 
 
 def _melds(S, seat: int) -> list[dict]:
-    n = int(S[E.O_N_MELDS + seat])
-    o = seat * 4
-    return [{"kind": MELD_NAMES[int(S[E.O_MELD_KIND + o + i])], "tile": tile_text(int(S[E.O_MELD_TILE + o + i]))}
-            for i in range(n)]
+    return [{"kind": MELD_NAMES[kind], "tile": tile_text(t)} for kind, t in E.melds(S, seat)]
 
 
 def _held(S, seat: int) -> np.ndarray:
-    return np.array(S[E.O_HAND + seat * N_KINDS:E.O_HAND + (seat + 1) * N_KINDS], np.int64)
+    return E.concealed(S, seat)
 
 
 def _check_fields(rules: RuleSet, S, seat: int, waits: int) -> dict:
@@ -87,18 +84,18 @@ def _check_fields(rules: RuleSet, S, seat: int, waits: int) -> dict:
     tiles still held (what makes a pig), and each wait's base as a discard win (the check's
     value is the best of them). Read from the hand's final state: nothing moves after the checks."""
     hand = _held(S, seat)
-    void = int(S[E.O_VOID + seat])
+    void = E.void_of(S, seat)
     values = {}
     if waits:
         tab = load_tables()
         R = rules.to_array()
-        meld_cnt = np.array(S[E.O_MELD_CNT + seat * N_KINDS:E.O_MELD_CNT + (seat + 1) * N_KINDS], np.int64)
+        meld_cnt = E.meld_counts(S, seat)
         pats = np.zeros(ev.N_PATTERNS, np.int64)
         for t in range(N_KINDS):
             if (waits >> t) & 1:
                 hand[t] += 1
-                fan = ev.score_patterns(tab, hand, np.int64(void), np.int64(S[E.O_N_MELDS + seat]), meld_cnt,
-                                        np.int64(S[E.O_N_KONGS + seat]), np.int64(0), R, pats)
+                fan = ev.score_patterns(tab, hand, np.int64(void), np.int64(len(E.melds(S, seat))), meld_cnt,
+                                        np.int64(E.kongs_declared(S, seat)), np.int64(0), R, pats)
                 hand[t] -= 1
                 values[tile_text(t)] = int(ev.base_of(fan, R))
     void_tiles = [tile_text(t) for t in range(N_KINDS) if t // N_RANKS == void for _ in range(int(hand[t]))]
@@ -108,7 +105,7 @@ def _check_fields(rules: RuleSet, S, seat: int, waits: int) -> dict:
 def _why(S, kind: int, seat: int, q: int, ans: int) -> str:
     """Why the engine refused an answer, from the state it stopped in (the seat's view holds the
     options it was offered)."""
-    from simcore.contract.view import A_KONG, A_WIN, C_KONG, C_PASS, C_PUNG, C_WIN, N_SCRATCH, PACK3_END, Q_CLAIM, Q_EXCHANGE, Q_ROB, Q_TURN, Q_VOID, V_CAN_KONG, V_CAN_PUNG, V_CAN_WIN, V_KONG_MASK, V_SCRATCH, V_TILE, VIEW_LEN, slot_name, unpack3
+    from simcore.contract.view import A_KONG, A_WIN, C_KONG, C_PASS, C_PUNG, C_WIN, N_SCRATCH, PACK3_END, Q_CLAIM, Q_EXCHANGE, Q_ROB, Q_TURN, Q_VOID, V_CAN_KONG, V_CAN_PUNG, V_CAN_WIN, V_KONG_MASK, V_SCRATCH, V_TILE, slot_name, unpack3
 
     if kind == rec.ERR_VIEW_WRITE:
         return (f"it wrote view slot {ans} ({slot_name(ans)}); a strategy may write only its scratch slots "
@@ -116,9 +113,9 @@ def _why(S, kind: int, seat: int, q: int, ans: int) -> str:
     if kind == rec.ERR_INVARIANT:
         what = rec.INVARIANTS.get(ans, f"invariant {ans}")
         return f"the engine broke its invariant: {what} (a bug: please report it)"
-    v = E.O_VIEWS + seat * VIEW_LEN
+    view = E.seat_view(S, seat)
     hand = _held(S, seat)
-    void = int(S[E.O_VOID + seat])
+    void = E.void_of(S, seat)
     suit = SUITS[void] if 0 <= void < N_SUITS else None
 
     def has(t):
@@ -142,15 +139,15 @@ def _why(S, kind: int, seat: int, q: int, ans: int) -> str:
         if ans == A_WIN:
             return "no win was offered (the view's V_CAN_WIN is 0: the tiles do not win here)"
         if A_KONG <= ans < A_KONG + N_KINDS:
-            mask = int(S[v + V_KONG_MASK])
+            mask = int(view[V_KONG_MASK])
             offered = ", ".join(_mask_tiles(mask)) or "none"
             return f"no kong of {tile_text(ans - A_KONG)} was offered (V_KONG_MASK offers: {offered})"
         if not 0 <= ans < N_KINDS:
             return "a turn's answer is a tile 0-26 to discard, A_KONG + tile or A_WIN"
         if not has(ans):
             return f"it holds no {tile_text(ans)}"
-        drawn = int(S[v + V_TILE])
-        if S[E.O_LOCKED + seat]:
+        drawn = int(view[V_TILE])
+        if E.is_locked(S, seat):
             return f"a locked blood-flow winner discards the tile it drew ({tile_text(drawn)})"
         if suit is not None and ans // N_RANKS != void:
             held = [tile_text(t) for t in range(void * N_RANKS, void * N_RANKS + N_RANKS) for _ in range(int(hand[t]))]
@@ -161,7 +158,7 @@ def _why(S, kind: int, seat: int, q: int, ans: int) -> str:
         slots = (("win", V_CAN_WIN),)
         if q == Q_CLAIM:
             slots += (("pung", V_CAN_PUNG), ("kong", V_CAN_KONG))
-        offered = ["pass"] + [n for n, slot in slots if S[v + slot]]
+        offered = ["pass"] + [n for n, slot in slots if view[slot]]
         return f"{names.get(ans, f'{ans} is not an answer')} was not offered (offered: {', '.join(offered)})"
     return f"question {q} has no such answer"
 
@@ -194,7 +191,7 @@ def run_traced(rules: RuleSet, players, seed: int, g: int, dealer: int, scores=N
                win_cap: int = 256, pay_cap: int = 1024, pause: int = 0, state=None, draw_order: str = "table"):
     """Play hand g with the log on; returns the raw arrays (state, log, rows). ``players`` as
     ``simcore.runs.batch.run_batch`` takes them. ``pause`` > 0 stops the hand at that resume point
-    (``simcore.engine.kernel.play_on``; the state's O_AT says where, AT_END if the hand ended first);
+    (``simcore.engine.play_on``; ``simcore.engine.hand_over`` says if the hand ended first);
     ``state``, a state so stopped (or a copy), plays that hand on instead of a new one (in the
     draw order it began with)."""
     from strategies.registry import players_of
@@ -205,10 +202,10 @@ def run_traced(rules: RuleSet, players, seed: int, g: int, dealer: int, scores=N
     wall = np.zeros(0, np.int64) if fixed_wall is None else np.asarray(fixed_wall, np.int64)
     if state is None:
         S = E.new_state(E.engine_rules(rules, draw_order), seed, g, win_cap, pay_cap, script, LOG_ROWS, check)
-        S[E.O_PAUSE] = pause
+        E.set_pause(S, pause)
     else:
         S = state
-        win_cap, pay_cap = int(S[E.O_WCAP]), int(S[E.O_PCAP])
+        win_cap, pay_cap = E.buffer_caps(S)
     hand = np.zeros((1, rec.N_HAND_FIELDS), np.int32)
     seat = np.zeros((1, 4, rec.N_SEAT_FIELDS), np.int32)
     win = np.zeros((1, win_cap, rec.N_WIN_FIELDS), np.int32)
@@ -235,7 +232,7 @@ def events_from_log(rules: RuleSet, strategies: list[str], seed: int, g: int, de
     out = [e("start", rules=rules.preset, options=rules.options(), strategies=list(strategies),
              dealer=int(dealer), seed=int(seed), match=match, hand_in_match=hand_in_match,
              scores=[int(x) for x in scores0], draw_order=draw_order)]
-    wall = [int(x) for x in S[E.O_WALL:E.O_WALL + N_TILES]]
+    wall = [int(x) for x in E.wall_tiles(S)]
     hands = [[] for _ in range(4)]
     pos = 0
     for i in range(4):

@@ -15,7 +15,7 @@ import numba as nb
 import numpy as np
 
 from simcore.contract.arena import AR_HEADER, AR_LEN
-from simcore.engine import kernel as E
+from simcore import engine as E
 from simcore.contract import records as rec
 from simcore.contract.rules import RuleSet
 from simcore.contract.tables import load_tables
@@ -117,6 +117,31 @@ def _widen(a: np.ndarray, cap: int) -> np.ndarray:
     out = np.zeros((a.shape[0], cap, a.shape[2]), a.dtype)
     out[:, :a.shape[1]] = a
     return out
+
+
+def _replay_outgrown(sets: list, item_of: list, caps: tuple[int, int], replay) -> list:
+    """The one policy for hands that outgrew their win or payment slots (a few long blood-flow
+    hands; their counts are still right): the slot arrays of every output set ``(hand, seat, win,
+    pay)`` are widened to the largest count seen, and only the items holding such a hand are played
+    again alone (a hand depends only on seed and index: the same hand), not the whole batch.
+    ``item_of[k]`` maps set k's rows to items; ``replay(item, caps)`` plays one item with those
+    caps and returns (set, rows, arrays) to copy in."""
+    win_cap, pay_cap = caps
+    need = (max(int(h[:, rec.H_N_WINS].max(initial=0)) for h, *_ in sets),
+            max(int(h[:, rec.H_N_PAYMENTS].max(initial=0)) for h, *_ in sets))
+    if need[0] <= win_cap and need[1] <= pay_cap:
+        return sets
+    items = set()
+    for (h, *_), rows_to_items in zip(sets, item_of):
+        items.update(int(i) for i in rows_to_items(np.flatnonzero((h[:, rec.H_N_WINS] > win_cap) |
+                                                                  (h[:, rec.H_N_PAYMENTS] > pay_cap))))
+    caps = (max(win_cap, need[0]), max(pay_cap, need[1]))
+    sets = [(h, s, _widen(w, caps[0]), _widen(p, caps[1])) for h, s, w, p in sets]
+    for item in sorted(items):
+        for k, rows, out in replay(item, caps):
+            for whole, part in zip(sets[k], out):
+                whole[rows] = part
+    return sets
 
 
 def trace_command(rules: RuleSet, seed: int, g: int, seats=None, run_dir=None, draw_order: str = "table") -> str:
@@ -233,21 +258,15 @@ def run_batch(rules: RuleSet, players, seed: int, first: int, n_items: int, matc
     kernel = E.batch_kernel()
     kernel(tab, R, fns, setup, rfns, arena, np.int64(seed), np.int64(first), np.int64(n_items), bool(match_mode),
            bool(check), hand, seat, win, pay)
-    over = np.flatnonzero((hand[:, rec.H_N_WINS] > win_cap) | (hand[:, rec.H_N_PAYMENTS] > pay_cap))
-    if over.size:
-        # A few long blood-flow hands outgrew their slots: widen the win and payment arrays and
-        # replay only those hands' items (a hand depends only on seed and index, so the replay
-        # is the same hand), rather than the whole batch.
-        win_cap = max(win_cap, int(hand[:, rec.H_N_WINS].max()))
-        pay_cap = max(pay_cap, int(hand[:, rec.H_N_PAYMENTS].max()))
-        win = _widen(win, win_cap)
-        pay = _widen(pay, pay_cap)
-        for item in np.unique(over // hpm):
-            rows_of = slice(item * hpm, (item + 1) * hpm)
-            h, s, w, p = _alloc(hpm, win_cap, pay_cap)
-            kernel(tab, R, fns, setup, rfns, arena, np.int64(seed), np.int64(first + item), ONE, bool(match_mode),
-                   bool(check), h, s, w, p)
-            hand[rows_of], seat[rows_of], win[rows_of], pay[rows_of] = h, s, w, p
+
+    def replay(item, caps):
+        out = _alloc(hpm, *caps)
+        kernel(tab, R, fns, setup, rfns, arena, np.int64(seed), np.int64(first + item), ONE, bool(match_mode),
+               bool(check), *out)
+        return [(0, slice(item * hpm, (item + 1) * hpm), out)]
+
+    [(hand, seat, win, pay)] = _replay_outgrown([(hand, seat, win, pay)], [lambda rows: rows // hpm],
+                                                (win_cap, pay_cap), replay)
     if match_mode:
         hands = np.concatenate([np.arange(m * hpm, m * hpm + hpm) for m in range(first, first + n_items)])
     else:
@@ -292,7 +311,7 @@ def run_shadowed(rules: RuleSet, field, arm, seed: int, first: int, n_items: int
                  value_weights=None) -> tuple[BatchResult, list[BatchResult], np.ndarray]:
     """The field's table (``field``, a SeatSpec at every seat) and the arm's four rotations (the
     arm at seat r, the field at the others) on the same independent hands, playing each rotation
-    only where the arm answers differently from the field (``simcore.engine.kernel.play_shadowed``):
+    only where the arm answers differently from the field (``simcore.engine.play_shadowed``):
     elsewhere its hand is the field's, hand for hand. Returns the field's result, the four
     rotations' results, and the (n_items, 4) array of where each rotation differed."""
     from strategies.registry import seat_functions
@@ -309,18 +328,23 @@ def run_shadowed(rules: RuleSet, field, arm, seed: int, first: int, n_items: int
     tab = load_tables()
     win_cap, pay_cap = WIN_CAP[rules.variant], PAY_CAP[rules.variant]
     kernel = E.shadowed_kernel()
-    while True:
-        field_out = _alloc(n_items, win_cap, pay_cap)
-        arm_out = _alloc(4 * n_items, win_cap, pay_cap)
-        differed = np.zeros((n_items, 4), np.bool_)
+    same_bits = np.int64(same_parts(field, arm))
+
+    def play(item, n, caps, differed_rows):
+        f_out, a_out = _alloc(n, *caps), _alloc(4 * n, *caps)
         kernel(tab, R, players.fns, players.setup, players.rfns, players.arena, arm_players.fns, arm_players.setup,
-               np.int64(same_parts(field, arm)), np.int64(seed), np.int64(first), np.int64(n_items), bool(check),
-               *field_out, *arm_out, differed)
-        counts = np.concatenate([field_out[0], arm_out[0][differed.T.ravel()]])
-        need_w, need_p = int(counts[:, rec.H_N_WINS].max(initial=0)), int(counts[:, rec.H_N_PAYMENTS].max(initial=0))
-        if need_w <= win_cap and need_p <= pay_cap:
-            break
-        win_cap, pay_cap = max(win_cap, need_w), max(pay_cap, need_p)   # a long blood-flow hand: room, and again
+               same_bits, np.int64(seed), np.int64(first + item), np.int64(n), bool(check), *f_out, *a_out,
+               differed_rows)
+        return f_out, a_out
+
+    def replay(item, caps):
+        f_out, a_out = play(item, 1, caps, differed[item:item + 1])
+        return [(0, slice(item, item + 1), f_out)] + [
+            (1, slice(r * n_items + item, r * n_items + item + 1), tuple(a[r:r + 1] for a in a_out)) for r in range(4)]
+
+    differed = np.zeros((n_items, 4), np.bool_)   # rows of a rotation that did not differ stay zero
+    field_out, arm_out = _replay_outgrown(list(play(0, n_items, (win_cap, pay_cap), differed)),
+                                          [lambda rows: rows, lambda rows: rows % n_items], (win_cap, pay_cap), replay)
     hands = np.arange(first, first + n_items, dtype=np.int64)
     measured = value_weights is not None
     field_res = BatchResult(hands, *field_out, False, 1, measured)

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Callable
 
 from simcore.contract.rules import RuleSet, apply_overrides, check_draw_order, preset
+from simcore.contract.view import CONTRACT_VERSION
 from simcore.runs import DEFAULT_CHUNK_HANDS
 from simcore.runs import shards as rio
 from simcore.runs.batch import InvariantError, StrategyAnswerError, run_batch
@@ -608,6 +609,7 @@ def _open_run(d: ManagedDir, cfg: RunConfig) -> tuple:
     files, deps = user_file_records(cfg.seats)
     manifest = {
         "schema_version": rio.SCHEMA_VERSION,
+        "contract_version": CONTRACT_VERSION,   # the strategies' view layout (1 where a run lacks it)
         "package_version": __version__,
         "config": cfg.to_json(),
         "hands": cfg.total_hands,

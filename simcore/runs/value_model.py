@@ -26,7 +26,7 @@ import numba as nb
 import numpy as np
 
 from simcore.contract.rules import PRESETS, RuleSet, preset
-from simcore.engine.luck import FEATURE_NAMES, N_FEATURES
+from simcore.engine import FEATURE_NAMES, N_FEATURES
 
 MODEL_FILE = Path(__file__).resolve().with_name("value_models.json")
 FIT_FIRST = 1 << 40          # the first hand a fit plays: no run reaches it
@@ -46,7 +46,7 @@ def fit(rules: RuleSet, seats: str = FIT_SEATS, hands: int = FIT_HANDS, draw_ord
     """Least-squares weights of the value model for ``rules`` and the seats' play, with the
     share of variance they explain (``r2``) on the hands fitted."""
     from simcore.contract.tables import load_tables
-    from simcore.engine import kernel as E
+    from simcore import engine as E
     from strategies.registry import parse_seats, seat_functions
 
     specs = parse_seats(seats)

@@ -35,7 +35,7 @@ def warm(seat_specs: list[str]) -> bool:
     child = subprocess.Popen([sys.executable, "-m", "simcore.runs.warmup", *seat_specs], stdin=subprocess.DEVNULL,
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        from simcore.engine.kernel import batch_kernel
+        from simcore.engine import batch_kernel
 
         batch_kernel()
         child.wait()

@@ -12,7 +12,7 @@ import pytest
 from simcore.contract import records as rec
 from simcore.contract.rules import PRESETS, preset
 from simcore.contract.tiles import tile_index
-from simcore.engine import kernel as E
+from tests.support import engine_internals as E
 from simcore.inspection.replayer import ReplayError, replay_events
 from simcore.inspection.run_hands import independent_hands
 from simcore.runs.analysis import chi2_sf

@@ -1,6 +1,6 @@
 """Play is unchanged: every fingerprinted run (tests/support/fingerprints.py) gives the recorded digest
 of every column of every table. A change meant to change play re-records them
-(``python -m tests.fingerprints --record``) and says so in its commit."""
+(``python -m tests.support.fingerprints --record``) and says so in its commit."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ RECORDED = json.loads(DATA.read_text())
 @pytest.mark.parametrize("name", sorted(RECORDED))
 def test_play_matches_its_fingerprint(name):
     case = RECORDED[name]
-    got = fingerprint(case["preset"], case["seats"], case["mode"])
+    got = fingerprint(case["preset"], case["seats"], case["mode"], **case.get("options", {}))
     for table, cols in case["tables"].items():
         for col, digest in cols.items():
             assert got[table].get(col) == digest, f"{name}: {table}.{col} changed"

@@ -7,7 +7,7 @@ import numba
 import numpy as np
 import pytest
 
-import simcore.engine.kernel as E
+from tests.support import engine_internals as E
 import simcore.contract.records as rec
 from simcore.runs.batch import run_batch
 from simcore.contract.nrt import data_ptr

@@ -7,7 +7,7 @@ import pytest
 
 from simcore.contract import records as rec
 from simcore.contract.rules import PRESETS, preset
-from simcore.engine import kernel as E
+from tests.support import engine_internals as E
 from simcore.engine.luck import N_FEATURES
 from simcore.runs.batch import run_batch
 from simcore.runs.value_model import fit

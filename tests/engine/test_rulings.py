@@ -9,7 +9,7 @@ hands without void tiles stay as dealt. Every test also checks that the hand sum
 
 import pytest
 
-import simcore.engine.kernel as E
+from tests.support import engine_internals as E
 import simcore.contract.records as rec
 from simcore.contract.tiles import parse_tiles, tile_text
 from simcore.contract.view import M_PUNG

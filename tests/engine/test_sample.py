@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import simcore.contract.view as vw
-import simcore.engine.kernel as E
+from tests.support import engine_internals as E
 import simcore.engine.sample as SM
 from simcore.contract.rules import PRESETS, apply_overrides, preset
 from simcore.contract.tiles import N_KINDS

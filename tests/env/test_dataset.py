@@ -11,6 +11,7 @@ import pyarrow.parquet as pq
 from simcore.contract.actions import N_ACTIONS
 from simcore.contract.records import S_NET
 from simcore.contract.rules import resolve
+from simcore.contract.view import CONTRACT_VERSION
 from simcore.engine import agents as AG
 from simcore.env import Tables
 from simcore.env.dataset import load, masks, observations, part_path
@@ -43,6 +44,7 @@ def test_a_dataset_holds_every_decision_with_the_simulated_nets(tmp_path):
                   "--out", out, "--chunk-hands", 50, "--tables", 16)
     assert "decisions/s" in res.output
     m = json.loads((out / "dataset.json").read_text())
+    assert (m["contract_version"], m["observation_version"]) == (CONTRACT_VERSION, AG.OBS_VERSION)
     assert m["complete"] and m["chunks"] == 3 and set(m["columns"]) >= {"hand", "seat", "step", "question", "obs",
                                                                           "mask", "action", "net"}
     df = load(out)

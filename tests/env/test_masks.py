@@ -17,7 +17,7 @@ from simcore.contract.rules import PRESETS
 from simcore.contract.tiles import N_KINDS, N_RANKS
 from simcore.contract.view import Q_EXCHANGE, V_HAND, V_TILE
 from simcore.engine import agents as AG
-from simcore.engine import kernel as K
+from tests.support import engine_internals as K
 from simcore.env import Tables
 
 DECISIONS = 100_000

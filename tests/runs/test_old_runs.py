@@ -24,6 +24,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 
+from simcore.contract.view import CONTRACT_VERSION
 from simcore.runs import analysis
 from simcore.runs import shards as rio
 from strategies.names import POLICY_COLUMNS
@@ -121,6 +122,9 @@ def test_an_old_run_extends_and_matches_a_run_played_whole_now(tmp_path):
             shared = [n for n in b.column_names if n in a.column_names]
             assert a.select(shared).to_pylist() == b.select(shared).to_pylist(), (table, c)
     assert analysis.summarize(old).to_dict() == analysis.summarize(new).to_dict()
+    # run.json records the strategies' view layout now; the old run had none (version 1) and still resumed
+    assert "contract_version" not in json.loads((V1 / "run.json").read_text())
+    assert json.loads((new / "run.json").read_text())["contract_version"] == CONTRACT_VERSION
     # an old run given a rule the old code never had is another rule set, refused in one line
     res = subprocess.run(SICHUAN + ARGS + ["--hands", "3000", "--set", "fan_kong_discard=1", "--out", str(old)],
                          capture_output=True, text=True)

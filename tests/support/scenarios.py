@@ -5,7 +5,7 @@ from collections import Counter
 
 import numba as nb
 
-import simcore.engine.kernel as E
+from tests.support import engine_internals as E
 from simcore.contract.tiles import parse_tiles, suit_index, tile_text
 from simcore.contract.view import A_KONG, Q_TURN, STRATEGY_SIG, V_KONG_MASK
 from simcore.inspection.scenario import Scenario, passive

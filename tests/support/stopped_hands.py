@@ -4,7 +4,7 @@ in a stopped state, for the tests of the resume, the sampler and the search."""
 from __future__ import annotations
 
 import simcore.contract.view as vw
-import simcore.engine.kernel as E
+from tests.support import engine_internals as E
 from simcore.inspection.trace import run_traced
 from strategies.registry import parse_seats, seat_functions
 
