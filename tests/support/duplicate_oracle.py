@@ -54,6 +54,23 @@ def rotations(exp_dir, seats: dict) -> pd.DataFrame:
     return pd.concat(rows, ignore_index=True)
 
 
+def direct_scores(exp_dir) -> pd.DataFrame:
+    """Per-wall arm scores (a column per arm, in the layout's order), each rotation's run checked
+    to seat the arm at its seat and the field elsewhere."""
+    exp_dir = Path(exp_dir)
+    m = json.loads((exp_dir / "experiment.json").read_text())
+    out = {}
+    for arm, entry in m["layout"].items():
+        parts = []
+        for r, rel in enumerate(entry["runs"]):
+            seats = json.loads((exp_dir / rel / "run.json").read_text())["config"]["seats"]
+            assert seats[r] == entry["seat"] and all(s == m["spec"]["field"] for i, s in enumerate(seats) if i != r)
+            s = load_whole(exp_dir / rel)["seats"]
+            parts.append(s[s["seat"] == r].set_index("hand")["net"].rename(r))
+        out[arm] = pd.concat(parts, axis=1).mean(axis=1)
+    return pd.DataFrame(out).sort_index()
+
+
 def _paired(d: pd.Series) -> tuple[float, float, float, float]:
     """(mean, low, high, sd) of a per-wall difference."""
     walls = len(d)
