@@ -1,6 +1,6 @@
 """Play is unchanged: every fingerprinted run (tests/support/fingerprints.py) gives the recorded digest
 of every column of every table. A change meant to change play re-records them
-(``python -m tests.fingerprints --record``) and says so in its commit."""
+(``python -m tests.support.fingerprints --record``) and says so in its commit."""
 
 from __future__ import annotations
 

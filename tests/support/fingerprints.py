@@ -6,7 +6,7 @@ A change that is not meant to change play must leave every recorded digest as it
 Parquet encoding or Arrow type that keeps the values keeps the digest; a new column is not
 compared until it is recorded.
 
-    python -m tests.fingerprints --record     # rewrite tests/data/fingerprints.json
+    python -m tests.support.fingerprints --record     # rewrite tests/data/fingerprints.json
 """
 
 from __future__ import annotations
@@ -85,7 +85,7 @@ def record(presets) -> dict:
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv != ["--record"]:
-        print("usage: python -m tests.fingerprints --record", file=sys.stderr)
+        print("usage: python -m tests.support.fingerprints --record", file=sys.stderr)
         return 2
     from simcore.contract.rules import PRESETS
 
