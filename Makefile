@@ -15,7 +15,7 @@ $(STAMP): pyproject.toml
 
 setup: $(STAMP)
 
-# The browser tests (tests/test_viewer.py) need Debian's chromium and chromium-driver: installed
+# The browser tests (tests/inspection/test_page.py) need Debian's chromium and chromium-driver: installed
 # here when missing, never by `make run`.
 test: setup
 	scripts/ensure-chromium

@@ -27,6 +27,9 @@ Sections print their figures as they go (progress on stderr) and return a dict o
 - ``compile`` (only when named): seconds to compile each engine entry point on an empty cache
   (``benchmarks.compile``).
 
+The figures, their targets and the engine's throughput measure live in ``benchmarks/figures.py``,
+which the sections in modules of their own share (none of them imports this file).
+
 Every run appends an entry to ``benchmarks/history.json`` (next to the output file), and the
 markdown file is regenerated from that history, newest entry first.
 """
@@ -55,64 +58,11 @@ import numpy as np
 from simcore.contract.evaluate import is_win, regular_shanten, shanten
 from simcore.contract.rules import PRESETS
 
+from benchmarks.figures import (BATCH_HANDS, SEED, Figures, at_least, at_most, fmt_value, hands_per_second, log,
+                                seat_fns)
+
 ROOT = Path(__file__).resolve().parent.parent
 PLAYS = ("random", "greedy", "efficient", "flush", "defensive", "expert")
-SEED = 1
-
-
-# -- figures ------------------------------------------------------------------------------
-
-
-def log(msg: str) -> None:
-    """Progress goes to stderr so stdout holds only the figures."""
-    print(msg, file=sys.stderr, flush=True)
-
-
-def at_most(bound: float, unit: str = ""):
-    return (f"≤ {bound:,g}{' ' + unit if unit else ''}", lambda v: v <= bound)
-
-
-def at_least(bound: float, unit: str = ""):
-    return (f"≥ {bound:,g}{' ' + unit if unit else ''}", lambda v: v >= bound)
-
-
-class Figures(dict):
-    """A section's figures by key; each is printed when it is added, so long sections show
-    their results as they come."""
-
-    def add(self, key: str, label: str, value, unit: str = "", digits: int = 0, target=None,
-            low=None, high=None, ok=None, note: str | None = None, grid: tuple | None = None) -> dict:
-        """``grid = (table, row, column)``: the entry shows the figure as that cell of a matrix
-        named ``table`` (after the section's other figures) instead of as a row of its own."""
-        text, check = target if target else (None, None)
-        if ok is None and check is not None and value is not None:
-            ok = bool(check(value))
-        fig = {"label": label, "value": value, "unit": unit, "digits": digits, "low": low, "high": high,
-               "target": text, "pass": ok, "note": note}
-        if grid:
-            fig["grid"] = list(grid)
-        self[key] = fig
-        verdict = "" if ok is None else ("  [met]" if ok else "  [NOT MET]")
-        shown = f"  (target {text})" if text else ""
-        print(f"  {label}: {fmt_value(fig)}{shown}{verdict}{'  -- ' + note if note else ''}", flush=True)
-        return fig
-
-
-def fmt_number(v, digits: int) -> str:
-    if v is None or (isinstance(v, float) and math.isnan(v)):
-        return "n/a"
-    if isinstance(v, bool):
-        return "yes" if v else "no"
-    return f"{v:,.{digits}f}".replace("-", "−")
-
-
-def fmt_value(fig: dict) -> str:
-    text = fmt_number(fig["value"], fig["digits"])
-    if fig.get("unit") and fig["value"] is not None and not isinstance(fig["value"], bool):
-        text += f" {fig['unit']}"
-    if fig.get("low") is not None:
-        text += f" ({fmt_number(fig['low'], fig['digits'])} to {fmt_number(fig['high'], fig['digits'])})"
-    return text
 
 
 @dataclass
@@ -257,38 +207,6 @@ def bench_evaluator(ctx: Context) -> Figures:
 ENGINE_CASES = [("battle", p) for p in PLAYS] + [(r, p) for r in PRESETS if r != "battle"
                                                  for p in ("greedy", "efficient")]
 ENGINE_TARGETS = {("battle", "greedy"): 100_000, ("battle", "efficient"): 40_000}
-BATCH_HANDS = 100_000
-
-
-def seat_fns(spec: str) -> tuple:
-    from strategies.registry import parse_seats, seat_functions
-
-    return seat_functions(parse_seats(spec))
-
-
-def hands_per_second(rules, fns, threads: int, min_seconds: float, tries: int = 2) -> tuple[float, int, int]:
-    """Engine-only throughput, the best of ``tries`` timings (another process can only slow a
-    timing down), with the count of batches that had a hand replayed, and of batches played.
-    Each timing plays whole batches of a default chunk's hands, as the runner does (a hand that
-    outgrows the result slots is replayed alone), for at least ``min_seconds``. A first small
-    batch compiles and warms."""
-    from simcore.runs.batch import PAY_CAP, WIN_CAP, run_batch
-
-    run_batch(rules, fns, SEED, 0, 2_000, threads=threads)
-    best, first, replayed, batches = 0.0, 0, 0, 0
-    for _ in range(tries):
-        done, spent = 0, 0.0
-        while spent < min_seconds:
-            t0 = time.perf_counter()
-            res = run_batch(rules, fns, SEED, first, BATCH_HANDS, threads=threads)
-            spent += time.perf_counter() - t0
-            done += BATCH_HANDS
-            first += BATCH_HANDS
-            batches += 1
-            replayed += res.win.shape[1] > WIN_CAP[rules.variant] or res.pay.shape[1] > PAY_CAP[rules.variant]
-            del res  # dropped, as the runner drops a chunk's result: the next batch reuses its arrays
-        best = max(best, done / spent)
-    return best, replayed, batches
 
 
 def bench_engine(ctx: Context) -> Figures:

@@ -105,7 +105,7 @@ def _dataset(hands: int) -> dict:
 def bench_env(ctx, Figures, log):
     from simcore.contract.rules import preset
 
-    from benchmarks.bench import at_least, hands_per_second, seat_fns
+    from benchmarks.figures import at_least, hands_per_second, seat_fns
 
     figs = Figures()
     scale = 10 if ctx.quick else 1

@@ -1,7 +1,7 @@
 """Experiments: TOML specs and the code that runs and reports them.
 
 ``sichuan experiment run SPEC --out DIR`` plays an experiment's runs (duplicate arms in four
-rotations, or cells) with :func:`simcore.runner.run`; ``sichuan experiment report DIR`` prints
+rotations, or cells) with :func:`simcore.runs.runner.run`; ``sichuan experiment report DIR`` prints
 its comparison again; ``sichuan compare A B`` is a duplicate head-to-head without a spec file.
 experiments/README.md documents the spec format and the statistics.
 """

@@ -1,11 +1,11 @@
 """Where numba caches our compiled code: a directory named by a hash of the jitted sources.
 
 numba checks only the timestamp of a function's own file, but the kernels inline functions and
-freeze constants from other modules: after an edit to ``simcore/evaluate.py`` alone, the cached
-engine would go on running the old code, silently. So the cache lives in a directory keyed by a
-hash of every file that holds cached jitted code or the constants it uses; an edit to any of
-them starts a fresh cache (one cold compile, about a minute). User strategy files are cached
-there too, so an upgrade of this package recompiles them as well.
+freeze constants from other modules: after an edit to ``simcore/contract/evaluate.py`` alone,
+the cached engine would go on running the old code, silently. So the cache lives in a directory
+keyed by a hash of every file that holds cached jitted code or the constants it uses; an edit to
+any of them starts a fresh cache (one cold compile, about a minute). User strategy files are
+cached there too, so an upgrade of this package recompiles them as well.
 
 The directory is ``$NUMBA_CACHE_DIR/sichuan-<hash>`` when that variable is set, else
 ``cache_root()/numba/<hash>`` (``$SICHUAN_CACHE`` or ``~/.cache/sichuan-sim``); old ones may

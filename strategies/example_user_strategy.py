@@ -4,7 +4,7 @@
     sichuan trace --seats strategies/example_user_strategy.py:cautious,greedy,greedy,greedy --hand 3 --format text
     sichuan strategies --check strategies/example_user_strategy.py:cautious
 
-The contract (simcore/view.py has every slot):
+The contract (simcore/contract/view.py has every slot):
 
 * A strategy is one jitted function ``f(question, view, tab) -> int`` compiled with
   ``STRATEGY_SIG``. The engine calls it from its parallel kernel through a function pointer,

@@ -1,5 +1,7 @@
 """The README documents exactly the columns the runs write and what its example command prints, and
-starts with its two commands."""
+starts with its two commands; what the code and the docs cite exists: markdown files and their
+headings, the rule table's functions, the modules of the layer tables, and the files and modules
+named in docstrings and the Makefile's comments."""
 
 from pathlib import Path
 
@@ -204,3 +206,73 @@ def test_the_agents_page_lists_every_observation_slot():
     from simcore.env.spaces import describe_observation
 
     assert describe_observation() in (ROOT / "docs" / "AGENTS.md").read_text()
+
+
+# -- files and modules named in docstrings and the Makefile's comments exist ---------------------
+
+DOC_DIRS = ("simcore", "strategies", "experiments", "benchmarks", "scripts", "tests")
+# top-level folders that commands write (``make run``'s runs/demo, ``make notebooks``' reports/):
+# a docstring's path under them is an example of output, not a file of the tree
+OUTPUT_DIRS = ("runs", "reports")
+# a user's own files, as docstrings name them in examples (``--seats path/to/mine.py:bot``)
+USER_FILES = ("mine.py", "path.py")
+TREE_DIRS = sorted(p.name for p in ROOT.iterdir() if p.is_dir() and not p.name.startswith(".")
+                   and p.name not in OUTPUT_DIRS)
+PATH = re.compile(r"(?<![\w./-])((?:[\w-]+/)+[\w.*-]*)")
+BARE_PY = re.compile(r"(?<![\w./-])([\w-]+\.py)\b")
+DOTTED = re.compile(r"(?<![\w.])((?:simcore|strategies|experiments|benchmarks|scripts|tests)(?:\.\w+)+)")
+
+
+def _named_texts():
+    """(where, text) of every docstring of DOC_DIRS' modules, classes and functions, and of
+    every comment line of the Makefile."""
+    for d in DOC_DIRS:
+        for p in sorted((ROOT / d).rglob("*.py")):
+            for node in ast.walk(ast.parse(p.read_text())):
+                if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+                    doc = ast.get_docstring(node, clean=False)
+                    if doc:
+                        yield f"{p.relative_to(ROOT)}:{node.body[0].lineno}", doc
+    for no, line in enumerate((ROOT / "Makefile").read_text().splitlines(), 1):
+        if line.lstrip().startswith("#"):
+            yield f"Makefile:{no}", line
+
+
+def _path_exists(path: str) -> bool:
+    """A path of the tree (a glob pattern matches something); one outside the tree's folders
+    (``OUT/run.json``, ``hands/s``, ``path/to/mine.py``) is not the tree's to check."""
+    if path.split("/")[0] not in TREE_DIRS:
+        return True
+    return any(ROOT.glob(path)) if "*" in path else (ROOT / path).exists()
+
+
+def _is_module(name: str) -> bool:
+    import simcore
+
+    file = ROOT / name.replace(".", "/")
+    return file.with_suffix(".py").is_file() or (file / "__init__.py").is_file() or name in simcore.MOVED
+
+
+def _resolves(dotted: str) -> bool:
+    """A module of the tree, then attributes of it: ``R_`` names the family of ``R_*`` names, a
+    class's fields count as its attributes."""
+    parts = dotted.split(".")
+    i = next(i for i in range(len(parts), 0, -1) if _is_module(".".join(parts[:i])))
+    obj = importlib.import_module(".".join(parts[:i]))
+    for attr in parts[i:]:
+        if attr.endswith("_"):
+            return any(n.startswith(attr) for n in dir(obj))
+        if not hasattr(obj, attr):   # a field without a default is only an annotation of its class
+            return attr == parts[-1] and attr in getattr(obj, "__annotations__", {})
+        obj = getattr(obj, attr)
+    return True
+
+
+def test_every_file_and_module_named_in_docstrings_and_the_makefile_exists():
+    py_names = {p.name for d in TREE_DIRS for p in (ROOT / d).rglob("*.py")}
+    bad = []
+    for where, text in _named_texts():
+        bad += [f"{where}: {m}" for m in {m.rstrip(".") for m in PATH.findall(text)} if not _path_exists(m)]
+        bad += [f"{where}: {m}" for m in set(BARE_PY.findall(text)) if m not in py_names and m not in USER_FILES]
+        bad += [f"{where}: {m}" for m in set(DOTTED.findall(text)) if not _resolves(m)]
+    assert not bad, "files and modules named that do not exist:\n" + "\n".join(sorted(bad))

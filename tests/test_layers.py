@@ -1,6 +1,7 @@
 """The tree is the architecture (ARCHITECTURE.md: Layers): every import of the project's code,
-at module level or inside a function, goes down the layer order by folder, and no chain of
-imports comes back to where it started."""
+at module level or inside a function, goes down the layer order by folder (the tools,
+``benchmarks/`` and ``scripts/``, on top: nothing below imports them), and no chain of imports
+anywhere in the tree, tests included, comes back to where it started."""
 
 from __future__ import annotations
 
@@ -8,20 +9,22 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("simcore", "strategies", "experiments")
+PACKAGES = ("simcore", "strategies", "experiments", "benchmarks", "scripts")   # the layered folders
+# every folder of Python in the tree: the layers, and what checks or reads them from outside
+TREE = PACKAGES + ("tests", "notebooks", "examples")
 
 # Layer of a module by the folder it is in, bottom to top. ``simcore.numba_cache`` and
 # ``simcore.version`` import nothing of ours and are the package's set-up: any layer may use them.
 LAYERS = {"simcore.contract": 0, "simcore.engine": 1, "strategies": 2, "simcore.runs": 3, "simcore.inspection": 4,
-          "simcore.env": 4, "simcore": 5, "experiments": 6}
+          "simcore.env": 4, "simcore": 5, "experiments": 6, "benchmarks": 7, "scripts": 7}
 ANYWHERE = {"simcore.numba_cache", "simcore.version"}
 SEAM = ("strategies.search", "simcore.engine")  # the one strategy that plays the engine (ARCHITECTURE.md: Search)
 
 
-def project_modules(root: Path = ROOT) -> dict[str, Path]:
-    """{dotted name: file} of every module and package of the project."""
+def project_modules(root: Path = ROOT, folders=PACKAGES) -> dict[str, Path]:
+    """{dotted name: file} of every module and package in ``folders``."""
     out = {}
-    for package in PACKAGES:
+    for package in folders:
         for path in sorted((root / package).rglob("*.py")):
             parts = list(path.relative_to(root).with_suffix("").parts)
             if parts[-1] == "__init__":
@@ -48,8 +51,8 @@ def imports_of(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
     return {m for m in out if m in modules and m != name}
 
 
-def import_graph(root: Path = ROOT) -> dict[str, set[str]]:
-    modules = project_modules(root)
+def import_graph(root: Path = ROOT, folders=PACKAGES) -> dict[str, set[str]]:
+    modules = project_modules(root, folders)
     return {name: imports_of(name, path, modules) for name, path in modules.items()}
 
 
@@ -115,13 +118,20 @@ def violations(graph: dict[str, set[str]]) -> list[str]:
 
 
 def test_no_import_cycle_anywhere():
-    found = cycles(import_graph())
+    found = cycles(import_graph(folders=TREE))
     assert not found, "import cycles (counting imports inside functions): " + "; ".join(" -> ".join(c) for c in found)
 
 
 def test_imports_go_down_the_layers():
     bad = violations(import_graph())
     assert not bad, "\n".join(bad)
+
+
+def test_the_tree_is_every_folder_of_python():
+    """The cycle check reads every top-level folder that holds Python (hidden and build output aside)."""
+    folders = [d for d in ROOT.iterdir() if d.is_dir() and not d.name.startswith((".", "_"))
+               and d.name not in ("build", "dist", "runs")]
+    assert {d.name for d in folders if next(d.rglob("*.py"), None)} <= set(TREE)
 
 
 def test_every_module_sits_in_a_layer_folder():
@@ -131,17 +141,25 @@ def test_every_module_sits_in_a_layer_folder():
 
 
 def test_the_checks_catch_a_cycle_and_an_upward_import(tmp_path):
-    """The graph is built from function-level imports too, and both checks fire."""
+    """The graph is built from function-level imports too, tools and tests included, and both
+    checks fire."""
     for rel, text in {"simcore/__init__.py": "", "simcore/contract/__init__.py": "",
                       "simcore/contract/a.py": "def f():\n    from simcore.runs import b\n",
                       "simcore/runs/__init__.py": "", "simcore/runs/b.py": "from simcore.contract import a\n",
                       "strategies/__init__.py": "", "strategies/x.py": "from simcore.engine.kernel import y\n",
                       "simcore/engine/__init__.py": "", "simcore/engine/kernel.py": "",
-                      "experiments/__init__.py": ""}.items():
+                      "experiments/__init__.py": "", "experiments/c.py": "def f():\n    import scripts.s\n",
+                      "scripts/__init__.py": "", "scripts/s.py": "", "benchmarks/__init__.py": "",
+                      "benchmarks/bench.py": "def f():\n    from benchmarks.env import g\n",
+                      "benchmarks/env.py": "def g():\n    from benchmarks import bench\n",
+                      "tests/__init__.py": "", "tests/t.py": "from tests import u\nimport scripts.s\n",
+                      "tests/u.py": "from tests.t import v\n"}.items():
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / rel).write_text(text)
     graph = import_graph(tmp_path)
-    assert cycles(graph) == [["simcore.contract.a", "simcore.runs.b"]]
+    assert cycles(graph) == [["simcore.contract.a", "simcore.runs.b"], ["benchmarks.bench", "benchmarks.env"]]
+    assert ["tests.t", "tests.u"] in cycles(import_graph(tmp_path, TREE))
     bad = violations(graph)
     assert any("simcore.contract.a (layer 0) imports simcore.runs.b" in b for b in bad)
     assert any("strategies.x imports the engine" in b for b in bad)
+    assert any("experiments.c (layer 6) imports scripts.s (layer 7)" in b for b in bad)

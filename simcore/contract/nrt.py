@@ -29,6 +29,19 @@ from numba.extending import intrinsic
 from numba.np.arrayobj import populate_array
 
 
+def intrinsic_for(kind):
+    """``@intrinsic`` for a typer of one argument that applies to arguments of type ``kind`` only
+    (to others it answers None: no implementation)."""
+    def wrap(typer):
+        def typer_for_kind(typingctx, arg):
+            return typer(typingctx, arg) if isinstance(arg, kind) else None
+
+        typer_for_kind.__name__, typer_for_kind.__doc__ = typer.__name__, typer.__doc__
+        return intrinsic(typer_for_kind)
+
+    return wrap
+
+
 @intrinsic
 def unowned(typingctx, arr):
     def codegen(context, builder, sig, args):
@@ -42,11 +55,9 @@ def unowned(typingctx, arr):
     return arr(arr), codegen
 
 
-@intrinsic
+@intrinsic_for(types.Array)
 def data_ptr(typingctx, arr):
     """Pointer to the first element of a C-contiguous array."""
-    if not isinstance(arr, types.Array):
-        return None
 
     def codegen(context, builder, sig, args):
         return context.make_array(sig.args[0])(context, builder, value=args[0]).data
@@ -75,11 +86,9 @@ def view_of(typingctx, ptr, offset, n):
     return arrty(ptr, offset, n), codegen
 
 
-@intrinsic
+@intrinsic_for(types.CPointer)
 def address_of(typingctx, ptr):
     """A pointer as an int64 (to store it in the state array)."""
-    if not isinstance(ptr, types.CPointer):
-        return None
 
     def codegen(context, builder, sig, args):
         return builder.ptrtoint(args[0], ir.IntType(64))
@@ -87,38 +96,27 @@ def address_of(typingctx, ptr):
     return types.int64(ptr), codegen
 
 
-@intrinsic
-def uint8_ptr(typingctx, addr):
-    """The uint8 pointer stored as an int64 by ``address_of``."""
-    def codegen(context, builder, sig, args):
-        return builder.inttoptr(args[0], context.get_value_type(sig.return_type))
+def _pointer_from_address(dtype, what: str):
+    """An intrinsic: the ``dtype`` pointer stored as an int64 by ``address_of`` (``what``)."""
+    def load(typingctx, addr):
+        def codegen(context, builder, sig, args):
+            return builder.inttoptr(args[0], context.get_value_type(sig.return_type))
 
-    return types.CPointer(types.uint8)(types.int64), codegen
+        return types.CPointer(dtype)(types.int64), codegen
 
-
-@intrinsic
-def int64_ptr(typingctx, addr):
-    """The int64 pointer stored as an int64 by ``address_of`` (a search arena's address)."""
-    def codegen(context, builder, sig, args):
-        return builder.inttoptr(args[0], context.get_value_type(sig.return_type))
-
-    return types.CPointer(types.int64)(types.int64), codegen
+    load.__name__ = load.__qualname__ = f"{dtype}_ptr"
+    load.__doc__ = f"The {dtype} pointer stored as an int64 by ``address_of``{what}."
+    return intrinsic(load)
 
 
-@intrinsic
-def float64_ptr(typingctx, addr):
-    """The float64 pointer stored as an int64 by ``address_of`` (the luck model's fit sums)."""
-    def codegen(context, builder, sig, args):
-        return builder.inttoptr(args[0], context.get_value_type(sig.return_type))
-
-    return types.CPointer(types.float64)(types.int64), codegen
+uint8_ptr = _pointer_from_address(types.uint8, "")
+int64_ptr = _pointer_from_address(types.int64, " (a search arena's address)")
+float64_ptr = _pointer_from_address(types.float64, " (the luck model's fit sums)")
 
 
-@intrinsic
+@intrinsic_for(types.FunctionType)
 def strategy_addresses(typingctx, f):
     """(numba entry point, C wrapper) addresses of a first-class function value."""
-    if not isinstance(f, types.FunctionType):
-        return None
 
     def codegen(context, builder, sig, args):
         fn = cgutils.create_struct_proxy(sig.args[0])(context, builder, value=args[0])
@@ -159,13 +157,11 @@ def call_strategy(typingctx, jit_addr, c_addr, q, view, tab):
     return sig, codegen
 
 
-@intrinsic
+@intrinsic_for(types.Integer)
 def nonneg(typingctx, i):
     """``i``, promised to be >= 0 (``llvm.assume``): an array index known to be non-negative
     compiles to a plain load, without numba's negative-index wraparound (a compare, a
     conditional move and an add per load in the strategies' table lookups)."""
-    if not isinstance(i, types.Integer):
-        return None
 
     def codegen(context, builder, sig, args):
         zero = ir.Constant(args[0].type, 0)
@@ -176,11 +172,9 @@ def nonneg(typingctx, i):
     return i(i), codegen
 
 
-@intrinsic
+@intrinsic_for(types.Integer)
 def as_float64(typingctx, i):
     """The float64 whose bits an int64 holds (a strategy's float parameter in its view)."""
-    if not isinstance(i, types.Integer):
-        return None
 
     def codegen(context, builder, sig, args):
         return builder.bitcast(args[0], ir.DoubleType())
@@ -188,12 +182,10 @@ def as_float64(typingctx, i):
     return types.float64(i), codegen
 
 
-@intrinsic
+@intrinsic_for(types.Float)
 def float_bits(typingctx, x):
     """The int64 holding a float64's bits (``as_float64`` reads it back): the engine keeps floats
     in its int64 state this way."""
-    if not isinstance(x, types.Float):
-        return None
 
     def codegen(context, builder, sig, args):
         value = builder.fpext(args[0], ir.DoubleType()) if isinstance(sig.args[0], types.Float) and \

@@ -1,10 +1,12 @@
 """Rule sets, presets, overrides and `sichuan rules` (RULES.md: Options and presets).
 
-The expected tables below are copied from RULES.md, not from simcore/rules.py.
+The expected values are read from RULES.md's tables, not from simcore/contract/rules.py.
 """
 
 import json
+import re
 import tomllib
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -14,50 +16,50 @@ from simcore.contract import rules as R
 from simcore.cli import main
 from simcore.contract.rules import RuleError, RuleSet
 
-# RULES.md: Options and presets, in the document's order: option -> (battle, flow, chengdu, kawu, tfmj)
-RULES_MD_TABLE = {
-    "variant": ("battle", "flow", "battle", "battle", "battle"),
-    "exchange": (True, True, True, False, False),
-    "claim_while_void": (False, False, False, True, False),
-    "kong_while_void": (False, False, False, True, False),
-    "added_kong_drawn_only": (False, False, False, False, True),
-    "passed_win_lock": (False, False, False, True, True),
-    "passed_win_higher": (False, False, False, False, True),
-    "fan_cap": (4, 4, 6, 5, 3),
-    "limit_hands": (False, False, True, False, False),
-    "self_draw_bonus": (1, 1, 1, 0, 1),
-    "kong_pay_concealed": (2, 2, 2, 2, 2),
-    "kong_pay_added": (1, 1, 1, 1, 1),
-    "kong_pay_exposed": (2, 2, 2, 2, 2),
-    "exposed_kong_bloom": ("self_draw",) * 5,
-    "kong_refund": (True, True, False, False, True),
-    "pig_penalty": (16, 16, "cap", 32, 0),
-    "pig_pays": ("non_pigs", "non_pigs", "winners_and_ready", "remaining", "non_pigs"),
-    "pig_pays_ready_check": (False, False, False, True, True),
-    "ready_check": (True, True, True, True, True),
-    "kong_discard_liability": ("none", "none", "pays_for_all", "none", "transfer"),
-    "hands_per_match": (8, 8, 8, 8, 8),
-    "start_points": (100, 100, 100, 100, 100),
-    # "Fan patterns" table: battle/flow/kawu share one column, chengdu and tfmj have their own.
-    "fan_all_triplets": (1, 1, 1, 1, 1),
-    "fan_seven_pairs": (2, 2, 1, 2, 2),
-    "fan_full_flush": (2, 2, 1, 2, 2),
-    "fan_four_declared": (1, 1, 1, 1, 1),
-    "fan_root": (1, 1, 1, 1, 1),
-    "fan_kong_replacement": (1, 1, 1, 1, 1),
-    "fan_robbing_kong": (1, 1, 1, 1, 1),
-    "fan_last_tile": (1, 1, 0, 1, 1),
-    "fan_kong_discard": (0, 0, 0, 0, 1),
-    "fan_self_draw": (0, 0, 0, 0, 0),
-}
+ROOT = Path(__file__).resolve().parents[2]
 PRESET_COLUMNS = ("battle", "flow", "chengdu", "kawu", "tfmj")
-RULES_MD_OPTION_NAMES = (
-    "variant exchange claim_while_void kong_while_void added_kong_drawn_only passed_win_lock passed_win_higher "
-    "fan_cap limit_hands self_draw_bonus kong_pay_concealed kong_pay_added kong_pay_exposed exposed_kong_bloom "
-    "kong_refund pig_penalty pig_pays pig_pays_ready_check ready_check kong_discard_liability hands_per_match "
-    "start_points fan_all_triplets fan_seven_pairs fan_full_flush fan_four_declared fan_root "
-    "fan_kong_replacement fan_robbing_kong fan_last_tile fan_kong_discard fan_self_draw"
-).split()
+
+
+def _md_table(heading: str) -> list[list[str]]:
+    """The body rows of the first table under RULES.md's ``heading``, as lists of cells."""
+    section = (ROOT / "docs" / "RULES.md").read_text().split(f"\n{heading}", 1)[1]
+    rows = []
+    for line in section.splitlines()[1:]:
+        if line.startswith("|"):
+            rows.append([c.strip() for c in line.strip().strip("|").split("|")])
+        elif rows:
+            break
+    return rows[2:]   # under the header and its rule
+
+
+def _value(cell: str):
+    """A table cell as the option's value: true/false, an integer (``1 each`` is 1), else the text."""
+    word = cell.split()[0]
+    if word in ("true", "false"):
+        return word == "true"
+    return int(word) if word.isdigit() else word
+
+
+def _rules_md_table() -> dict[str, tuple]:
+    """RULES.md: Options and presets, in the document's order: option -> its value in each preset
+    (PRESET_COLUMNS); the fan options' values from its "Fan patterns" table, where battle, flow
+    and kawu share one column."""
+    out, fan_options = {}, []
+    for option, _type, _meaning, *values in _md_table("## Options and presets"):
+        names = re.findall(r"`(\w+)`", option)
+        if len(names) == 1:
+            out[names[0]] = tuple(_value(v) for v in values)
+        else:
+            fan_options = names    # the fan options' row: their values are in the table below
+    fans = {f"fan_{row[0]}": row[2:] for row in _md_table("### Fan patterns")}
+    for name in fan_options:
+        shared, chengdu, tfmj = fans[name]
+        out[name] = tuple(_value(v) for v in (shared, shared, chengdu, shared, tfmj))
+    return out
+
+
+RULES_MD_TABLE = _rules_md_table()
+RULES_MD_OPTION_NAMES = list(RULES_MD_TABLE)
 
 
 def expected(preset_name):

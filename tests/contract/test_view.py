@@ -1,5 +1,6 @@
-"""The view's layout (simcore/view.py) holds together: fields do not overlap, VIEW_LEN holds them
-all, the per-hand zeroed part ends on a field boundary, and the packed encodings round-trip."""
+"""The view's layout (simcore/contract/view.py) holds together: fields do not overlap, VIEW_LEN
+holds them all, the per-hand zeroed part ends on a field boundary, and the packed encodings
+round-trip."""
 
 from __future__ import annotations
 

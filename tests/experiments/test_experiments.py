@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from tests.support import duplicate_oracle
 from tests.support.cli import run_cli
 from tests.support.experiments import SEED, SMALL, assert_close, assert_refused
 from experiments import SHIPPED, load_spec
@@ -62,14 +63,12 @@ def test_shipped_grids():
 
 
 def test_every_cells_section_is_defined_and_printed(exps):
-    """The spec's sections, the report's definitions and the oracle's are the same list; the text
-    prints each section's table and definition."""
-    from tests.support import cells_oracle
-
+    """The spec's sections and the report's definitions are the same list; the text prints each
+    section's table and definition."""
     from experiments import cells
     from experiments.spec import SECTIONS
 
-    assert tuple(cells.DEFINITIONS) == SECTIONS and cells_oracle.DEFINITIONS == cells.DEFINITIONS
+    assert tuple(cells.DEFINITIONS) == SECTIONS
     rep = json.loads((exps / "rule-sets" / "report.json").read_text())
     text = format_text(rep)
     for heading in ("flower pigs", "net per seat-hand", "share of all points paid", "wins (every win",
@@ -118,26 +117,10 @@ def test_run_through_the_installed_command(tmp_path):
 
 # -- duplicate statistics ----------------------------------------------------------------------
 
-def direct_scores(exp_dir: Path) -> pd.DataFrame:
-    """Per-wall arm scores straight from the runs with pandas (independently of experiments.duplicate)."""
-    m = json.loads((exp_dir / "experiment.json").read_text())
-    out = {}
-    for arm, entry in m["layout"].items():
-        parts = []
-        for r, rel in enumerate(entry["runs"]):
-            run_cfg = json.loads((exp_dir / rel / "run.json").read_text())["config"]
-            assert run_cfg["seats"][r] == entry["seat"]
-            assert all(s == m["spec"]["field"] for i, s in enumerate(run_cfg["seats"]) if i != r)
-            s = analysis.load(exp_dir / rel).seats
-            parts.append(s[s["seat"] == r].set_index("hand")["net"].rename(r))
-        out[arm] = pd.concat(parts, axis=1).mean(axis=1)
-    return pd.DataFrame(out).sort_index()
-
-
 def test_duplicate_scores_equal_direct_pandas(exps):
     d = exps / "exchange"
     got = scores(d)
-    want = direct_scores(d)
+    want = duplicate_oracle.direct_scores(d)
     pd.testing.assert_frame_equal(got, want, check_names=False)
     assert len(got) == SMALL["exchange"] and list(got.index) == list(range(SMALL["exchange"]))
 
@@ -355,7 +338,8 @@ BAD_SPECS = {
     "no-hands": ('kind = "duplicate"\nfield = "efficient"\n', "hands: missing"),
     "bad-seat": (GOOD.replace('b = "greedy"', 'b = "greedyy"'), "arms.b: unknown play strategy 'greedyy'"),
     "bad-policy": (GOOD.replace('b = "greedy"', 'b = "greedy+void=most"'), "unknown void strategy 'most'"),
-    "baseline": (GOOD + 'baseline = "c"\n'.replace("baseline", "baseline"), None),
+    "baseline": (GOOD.replace('field = "efficient"', 'field = "efficient"\nbaseline = "c"'),
+                 "baseline: 'c' is not an arm"),
     "one-arm": (GOOD.replace('b = "greedy"\n', ""), "at least two arms"),
     "unknown-key": (GOOD.replace("hands = 10", "hands = 10\nwalls = 5"), "walls: unknown key"),
     "bad-rules": (GOOD.replace("hands = 10", 'hands = 10\nrules = "battel"'), "unknown preset 'battel'"),
@@ -371,11 +355,7 @@ BAD_SPECS = {
 
 @pytest.mark.parametrize("case", sorted(BAD_SPECS))
 def test_bad_spec_one_line_error_exit_2(tmp_path, case):
-    text, needle = BAD_SPECS[case]
-    if case == "baseline":
-        text = GOOD.replace('field = "efficient"', 'field = "efficient"\nbaseline = "c"')
-        needle = "baseline: 'c' is not an arm"
-    assert_refused(tmp_path, case, text, needle)
+    assert_refused(tmp_path, case, *BAD_SPECS[case])
 
 
 def test_bad_names_and_dirs_are_one_line(tmp_path):
@@ -407,18 +387,20 @@ def test_list_names_the_shipped_experiments():
 @pytest.mark.parametrize("name", ["exchange", "void", "flower-pigs", "battle-vs-flow", "rule-sets"])
 def test_streamed_reports_equal_the_whole_table_ones(exps, name):
     from tests.support import cells_oracle
-    from tests.support import duplicate_oracle
 
     from experiments.cells import cells_report
     from experiments.duplicate import comparison
 
     d = exps / name
     if name in ("exchange", "void"):
-        got, want = comparison(d), duplicate_oracle.comparison(d)
-        duplicate_oracle.take_walls_differed(got, want)
-        assert_close(got, want, name)
-    else:
-        assert_close(cells_report(d), cells_oracle.cells_report(d), name)
+        duplicate_oracle.assert_agrees(comparison(d), duplicate_oracle.comparison(d), name)
+        return
+    rep, m = cells_report(d), read_manifest(d)
+    for cell in rep["cells"]:
+        entry = m["layout"][cell["cell"]]
+        want = cells_oracle.cell_stats(d / entry["run"], rep["show"], rep["loss_threshold"], entry["hands"])
+        assert set(cell) - set(want) == {"cell", "labels", "seats", "rules", "preset", "mode"}
+        assert_close({k: cell[k] for k in want}, want, f"{name}.{cell['cell']}")
 
 
 def test_blocks_that_span_chunks_count_once(tmp_path):

@@ -6,19 +6,16 @@ from __future__ import annotations
 
 import json
 import math
-from pathlib import Path
 
-import pandas as pd
 import pytest
 
 from tests.support import duplicate_oracle
 from tests.support.cli import run_cli
 from tests.support.experiments import assert_close, assert_refused
 from experiments import parse_spec
-from experiments.duplicate import comparison, scores
+from experiments.duplicate import comparison
 from experiments.execute import read_manifest
 from experiments.report import format_text
-from simcore.runs import analysis
 
 WALLS = 300
 
@@ -119,31 +116,15 @@ def test_rerunning_a_sweep_resumes(sweep_dir):
 
 # -- --vs ------------------------------------------------------------------------------------
 
-def direct_scores(exp_dir: Path) -> pd.DataFrame:
-    """Per-wall arm scores from the run directories with pandas."""
-    m = json.loads((exp_dir / "experiment.json").read_text())
-    out = {}
-    for arm, entry in m["layout"].items():
-        cols = []
-        for r, rel in enumerate(entry["runs"]):
-            s = analysis.load(exp_dir / rel).seats
-            cols.append(s[s["seat"] == r].set_index("hand")["net"].rename(r))
-        out[arm] = pd.concat(cols, axis=1).mean(axis=1)
-    return pd.DataFrame(out).sort_index()
-
-
 @pytest.mark.parametrize("ref", ARMS)
 def test_vs_report_equals_the_pandas_oracle(sweep_dir, ref):
     rep = json.loads(run_cli("experiment", "report", sweep_dir, "--vs", ref, "--json").stdout)
     assert rep["reference"] == ref and rep["baseline"] == "play-efficient"
     want = duplicate_oracle.comparison(sweep_dir, vs=ref)
-    again = duplicate_oracle.comparison(sweep_dir, vs=ref)
-    duplicate_oracle.take_walls_differed(rep, want)
-    assert_close({k: v for k, v in rep.items() if k in want}, want, ref)
+    duplicate_oracle.assert_agrees(rep, want, ref)
     got = comparison(sweep_dir, vs=ref)
-    duplicate_oracle.take_walls_differed(got, again)
-    assert_close(got, again, ref)
-    sc = direct_scores(sweep_dir)
+    assert_close(got, {k: rep[k] for k in got}, ref)      # the CLI's JSON: the comparison and its own keys
+    sc = duplicate_oracle.direct_scores(sweep_dir)
     assert len(sc) == WALLS
     for row in rep["rows"]:
         d = sc[row["arm"]] - sc[ref]
@@ -242,8 +223,6 @@ BAD_SWEEPS = {
 @pytest.mark.parametrize("case", sorted(BAD_SWEEPS))
 def test_bad_sweep_is_one_line_exit_2(tmp_path, case):
     body, needle = BAD_SWEEPS[case]
-    text = HEAD + body
-    if case == "baseline":
-        text = text.replace('field = "efficient"', 'field = "efficient"\nbaseline = "p"')
-    out = assert_refused(tmp_path, case, text, needle)
+    head = HEAD.replace("[arms]", 'baseline = "p"\n[arms]') if case == "baseline" else HEAD
+    out = assert_refused(tmp_path, case, head + body, needle)
     assert out.startswith(f"Error: {tmp_path / case}.toml: "), out

@@ -1,5 +1,6 @@
-// The hand viewer (simcore/viewer.py). It draws the tables the Python replayer computed, one per
-// event; its only rule of its own is the seat view, the same as simcore.replayer.seat_view.
+// The hand viewer (simcore/inspection/page.py). It draws the tables the Python replayer computed,
+// one per event; its only rule of its own is the seat view, the same as
+// simcore.inspection.replayer.seat_view.
 "use strict";
 (function () {
   const $ = (id) => document.getElementById(id);
@@ -49,7 +50,7 @@
     return out;
   }
 
-  // What viewer v sees of seat s (simcore.replayer.seat_view).
+  // What viewer v sees of seat s (simcore.inspection.replayer.seat_view).
   function seen(part, s, v, dir) {
     const all = v < 0 || s === v;
     let hand = parseTiles(part.h);
