@@ -45,8 +45,9 @@ DEFINITIONS = [
     "luck estimator: the same with each net less the seat's luck (sum over the hand's draws and the exchange "
     "direction of V(after) - E[V(after)], V the shipped value model): unbiased for any V, less variance; "
     "plain: nets as they are. Both are given on the same walls; variance factor = var(plain diff) / var(luck diff)",
-    "CPU per wall: the experiment's play seconds x cores / walls for its estimator; the other estimator's through "
-    "the luck terms' cost measured on the field's table (with and without luck, same walls)",
+    "CPU per wall: the CPU seconds (user + system) the experiment's processes used playing it, worker processes "
+    "included, / walls, for its estimator; the other estimator's through the luck terms' cost measured on the "
+    "field's table (with and without luck, same walls)",
 ]
 
 _COLS = {"seats": ["hand", "seat", "net", "luck"], "hands": ["hand"], "payments": ["hand"], "wins": ["hand"]}
@@ -202,6 +203,7 @@ def take_walls_differed(got: dict, want: dict) -> None:
         for k in ("cpu_per_wall_plain", "cpu_per_wall_luck"):
             x = g.pop(k)
             assert x is None or x > 0, (k, x)
+        assert g.pop("cpu_measured") is True
     for g, w in zip(got["rows"], want["rows"]):
         least = w.pop("walls_differed_at_least")
         n = g.pop("walls_differed")
