@@ -45,7 +45,7 @@ def _check_vs(spec, vs):
 
 def _run_and_report(spec, out, hands, seed, workers, width, as_json, quiet, vs=None, full_names=False,
                     draw_order=None, full_tables=False, estimator=None, until_width=None, max_walls=None,
-                    max_minutes=None):
+                    max_minutes=None, temporary=False):
     from experiments import run as run_spec
     from experiments.execute import ExperimentError
     from experiments.report import dumps, format_text
@@ -68,13 +68,22 @@ def _run_and_report(spec, out, hands, seed, workers, width, as_json, quiet, vs=N
                        max_walls, full_tables, width, max_minutes=max_minutes,
                        notice=lambda line: click.echo(line, err=True))
     except RunInterrupted as exc:
-        exit_interrupted(exc, quiet)
+        exit_interrupted(_temporary(exc) if temporary else exc, quiet)
     except KeyboardInterrupt:   # between the runs' chunks (a report being built): the runs keep what they hold
-        exit_interrupted(RunInterrupted("interrupted; run the same command again to resume"), quiet)
+        exc = RunInterrupted("interrupted; run the same command again to resume")
+        exit_interrupted(_temporary(exc) if temporary else exc, quiet)
     except ExperimentError as exc:
         raise ExperimentCliError(_one_line(exc)) from None
     click.echo(dumps(rep) if as_json else format_text(rep, full_names))
     return rep
+
+
+def _temporary(exc: BaseException) -> BaseException:
+    """An interrupt of a comparison played in a temporary directory: nothing is left to resume."""
+    from simcore.runs.runner import RunInterrupted
+
+    return RunInterrupted("interrupted; the comparison was played in a temporary directory, now removed: "
+                          "give --out DIR to keep one that the same command resumes")
 
 
 def precision_options(f):
@@ -273,7 +282,7 @@ def compare(a, b, rules_spec, sets, hands, seed, out, workers, width, as_json, q
     try:
         _run_and_report(spec, out, hands, seed, workers, width, as_json, quiet, full_names=full_names,
                         draw_order=draw_order, full_tables=full_tables, estimator=estimator, until_width=until_width,
-                        max_walls=max_walls, max_minutes=max_minutes)
+                        max_walls=max_walls, max_minutes=max_minutes, temporary=tmp is not None)
     finally:
         if tmp is not None:
             shutil.rmtree(tmp, ignore_errors=True)

@@ -177,6 +177,13 @@ def _check_existing(d: files.ManagedDir, spec: Spec, hands: int, seed: int, draw
         raise ExperimentError(f"{exp_dir} holds this experiment with the {had} estimator, not {estimator}; "
                               f"add --estimator {had} to resume or extend it, or use a new --out directory")
     if hands < old["hands"]:
+        plan = old.get("until_plan")
+        if plan:
+            goal = (f"--until-width {plan['width']:g}" if plan["rule"] == "width"
+                    else f"until_relative {plan['relative']:g}")
+            raise ExperimentError(f"{exp_dir} holds a run planned to {old['hands']:,} {_unit(spec)} by {goal} from a "
+                                  f"pilot of {plan['pilot']:,}: give {goal} and --hands {plan['pilot']} to resume or "
+                                  "extend it (`sichuan experiment report` prints it), or use a new --out directory")
         raise ExperimentError(f"{exp_dir} already holds {old['hands']:,} {_unit(spec)}; --hands may only grow "
                               "(it extends the experiment); `sichuan experiment report` prints it")
     return old

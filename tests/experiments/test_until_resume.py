@@ -88,9 +88,18 @@ def test_compare_resumes_after_an_interrupt_in_its_second_stage(tmp_path, monkey
     assert "already holds" not in res.output
     assert run_cli("experiment", "report", out, expect=2).output.startswith(f"Error: {out} is incomplete")
     monkeypatch.delenv("SICHUAN_INTERRUPT_AFTER_CHUNKS")
+    plain = run_cli(*args[:5], "--out", out, "--workers", 1, expect=2).output     # --until-width left out
+    assert plain.count("\n") == 1 and "by --until-width 0.08 from a pilot of 1,000: give --until-width 0.08 and " \
+                                        "--hands 1000 to resume or extend it" in plain, plain
     rep = json.loads(run_cli(*args, "--json", "-q").stdout)
     assert rep["walls"] == rep["until"]["planned_walls"] > 5000
     assert rep["until"]["pilot_walls"] == 1000
+
+
+def test_an_interrupted_comparison_without_out_says_there_is_nothing_to_resume(monkeypatch):
+    _interrupt_after(monkeypatch, 0)
+    res = run_cli("compare", "greedy", "efficient", "--hands", 200, "--until-width", 0.1, "--workers", 1, expect=130)
+    assert "temporary directory, now removed: give --out DIR" in res.stderr, res.stderr
 
 
 def test_a_directory_from_before_plans_were_kept_resumes(tmp_path, monkeypatch):
