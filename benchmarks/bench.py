@@ -1075,7 +1075,7 @@ earlier entry of the same size (full or quick) that has the figure.
   efficient field (`efficient+exchange=shortest+void=expert` against
   `efficient+exchange=shortest+void=fewest`), luck-corrected, compared 400 times (20 with
   `--quick`) with seeds 1000, 1001, ... as `--hands 300 --until-width 0.05` (a pilot of 300 walls,
-  then the second stage it plans: about 1,100 walls; width 0.1 would need under 300), then once
+  then the second stage it plans: about 1,200 walls; width 0.1 would need under 300), then once
   on seed 1 with 100 times the walls of the largest run for reference. The coverage is the share
   of the runs whose 95% interval holds the reference difference, with its Wilson 95% interval,
   which should hold 0.95; the section should take at most 20 minutes.

@@ -13,10 +13,10 @@ binomial (Wilson) 95% interval, which should hold 0.95. The reference's own erro
 run's half-width) lowers the expected coverage by about 0.001.
 
 WIDTH is 0.05, not 0.1: this cell's difference is so little spread that width 0.1 needs under 300
-walls, less than a pilot worth the name; at 0.05 the pilot of 300 walls plans about 1,100
-(about a second a run).
+walls, less than a pilot worth the name; at 0.05 the pilot of 300 walls plans about 1,200
+(a fifth of a second a run on 2 cores).
 
-    python -m benchmarks.bench --only coverage            # 400 runs (about 10 minutes on 2 cores)
+    python -m benchmarks.bench --only coverage            # 400 runs (about 2 minutes on 2 cores)
     python -m benchmarks.bench --only coverage --quick    # 20 runs, a look that it works
 """
 
