@@ -273,7 +273,12 @@ def run_until(exp_dir, target, pilot: int, cap: int | None, max_minutes: float |
                     f" (capped by --max-minutes {max_minutes:g})" if capped_by == "max_minutes" else "")
         head = (f"pilot: {pilot:,} {target.unit}, {plan['pilot_state']}; " if not resumed else
                 f"resuming the second stage planned from a pilot of {pilot:,} {target.unit}: ")
-        if total > pilot:
+        done = _done(exp_dir) if resumed else pilot
+        if total > pilot and resumed and done > pilot:
+            left = (total - done) / wps if wps else None
+            notice(head + f"planned {total:,} {target.unit} for {target.goal()}{cap_text}; {done:,} played, "
+                   f"the other {total - done:,} take about {duration(left)}{at}")
+        elif total > pilot:
             notice(head + f"planned {total:,} {target.unit} for {target.goal()}{cap_text}"
                    + (f" (the directory already holds {held:,})" if more else "")
                    + f"; the second stage, {total - pilot:,} {target.unit}, takes about {duration(forecast)}{at}")
@@ -283,11 +288,20 @@ def run_until(exp_dir, target, pilot: int, cap: int | None, max_minutes: float |
     t0 = time.perf_counter()
     play(total, progress=_stage_log(log, total, target.unit) if log and total > pilot else None,
          before=lambda m: m.__setitem__("until_plan", plan))
-    if log and total > held:
-        log(f"second stage: {total - pilot:,} {target.unit} in {duration(time.perf_counter() - t0)}"
+    if log and total > pilot:
+        log(f"second stage: {total - pilot:,} {target.unit}" + (" (resumed)" if resumed else "")
+            + f", this session {duration(time.perf_counter() - t0)}"
             + (f" (forecast {duration(forecast)})" if forecast is not None and not resumed else "")
             + f"; {target.state(report())}")
     return plan
+
+
+def _done(exp_dir: Path) -> int:
+    """How far the experiment in ``exp_dir`` got, in its --hands unit (complete chunks only)."""
+    from experiments.execute import read_manifest
+    from experiments.report import _walls_held
+
+    return _walls_held(exp_dir, read_manifest(exp_dir))
 
 
 def _record_plan(exp_dir: Path, plan: dict) -> None:

@@ -76,7 +76,8 @@ def test_an_interrupt_in_the_second_stage_is_resumed_from_the_plan(tmp_path, mon
     assert resumed["until"]["reached"] == straight["until"]["reached"]
     assert shard.stat().st_ino == pilot_inode          # the pilot was not played again
     assert lines[0].startswith("resuming the second stage planned from a pilot of 400 walls: "
-                               f"planned {walls:,} walls for width 0.2"), lines
+                               f"planned {walls:,} walls for width 0.2; 600 played, the other {walls - 600:,} "
+                               "take about "), lines
     assert "is incomplete" not in run_cli("experiment", "report", out).output
 
 
