@@ -209,3 +209,22 @@ def test_memory_does_not_grow_with_the_walls(tmp_path):
     small = _peak_kb(tmp_path / "s", 1_000, 500)
     big = _peak_kb(tmp_path / "b", 10_000, 500)
     assert big - small < 25_000, (small, big)
+
+
+def test_a_cells_spec_until_its_pig_rates_resumes_after_an_interrupt(tmp_path, monkeypatch):
+    from tests.experiments.test_until import PIGS
+
+    spec = tmp_path / "pigs.toml"
+    spec.write_text(PIGS)
+    straight = json.loads(run_cli("experiment", "run", spec, "--out", tmp_path / "a", "--json", "-q",
+                                  "--workers", 1).stdout)
+    out = tmp_path / "b"
+    _interrupt_after(monkeypatch, 3)      # the pilot's two cells (a chunk each), then the first cell's second stage
+    run_cli("experiment", "run", spec, "--out", out, "-q", "--workers", 1, expect=130)
+    res = run_cli("experiment", "report", out, expect=2)
+    assert "is incomplete (until pig rates within 25%" in res.output and "--hands 300" in res.output, res.output
+    monkeypatch.delenv("SICHUAN_INTERRUPT_AFTER_CHUNKS")
+    rep = json.loads(run_cli("experiment", "run", spec, "--out", out, "--json", "-q", "--workers", 1).stdout)
+    assert rep["until"] == {**straight["until"], "rate": rep["until"]["rate"],
+                            "forecast_seconds": rep["until"]["forecast_seconds"]}
+    assert rep["cells"] == straight["cells"]
