@@ -22,7 +22,6 @@ walls, less than a pilot worth the name; at 0.05 the pilot of 300 walls plans ab
 
 from __future__ import annotations
 
-import math
 import shutil
 import statistics
 import tempfile

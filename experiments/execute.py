@@ -481,12 +481,23 @@ def _end_session(d: files.ManagedDir, manifest: dict, pool, t0: float, c0: float
             pass
 
 
-def record_until(exp_dir, until: dict) -> None:
-    """Keep the record of a run that stopped at the precision asked in experiment.json (the report
-    rebuilt later gives it too)."""
-    manifest = read_manifest(exp_dir)
-    manifest["until"] = until
-    write_json(Path(exp_dir) / MANIFEST, manifest)
+def walls_held(exp_dir: Path, manifest: dict) -> int:
+    """How far an incomplete experiment got, in its --hands unit (walls; hands per cell): the
+    share of its least advanced run held in complete chunks from the first on, from the chunks'
+    file names only."""
+    from simcore.runs import shards as rio
+    from simcore.runs.runner import RunConfig
+
+    hands = held = int(manifest["hands"])
+    for reldir, cfg in (manifest.get("runs") or {}).items():
+        run_dir = Path(exp_dir) / reldir
+        done = rio.complete_chunks(run_dir) if run_dir.is_dir() else set()
+        c = 0
+        while c in done:
+            c += 1
+        n = int(cfg["n"])
+        held = min(held, min(c * RunConfig.from_json(cfg).chunk_items, n) * hands // n)
+    return held
 
 
 def run_dirs(exp_dir, manifest: dict) -> dict:

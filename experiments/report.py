@@ -11,7 +11,7 @@ import math
 from pathlib import Path
 
 from experiments.duplicate import RARELY
-from experiments.execute import REPORT, ExperimentError, read_manifest, write_json
+from experiments.execute import REPORT, ExperimentError, read_manifest, walls_held, write_json
 
 
 def build(exp_dir, width: float | None = None, vs: str | None = None, limit: int | None = None) -> dict:
@@ -30,9 +30,9 @@ def build(exp_dir, width: float | None = None, vs: str | None = None, limit: int
         if plan:
             from experiments.until import plan_text
 
-            held = f"{plan_text(plan)}; {_walls_held(exp_dir, manifest):,} of {int(manifest['hands']):,} {unit} played"
+            held = f"{plan_text(plan)}; {walls_held(exp_dir, manifest):,} of {int(manifest['hands']):,} {unit} played"
         else:
-            held = f"{_walls_held(exp_dir, manifest):,} of {int(manifest['hands']):,} {unit} played"
+            held = f"{walls_held(exp_dir, manifest):,} of {int(manifest['hands']):,} {unit} played"
         raise ExperimentError(f"{exp_dir} is incomplete ({held}): rerun "
                               f"`{command_line(manifest, exp_dir, rerun=True)}` to finish it")
     if manifest["spec"]["kind"] == "duplicate":
@@ -54,25 +54,6 @@ def build(exp_dir, width: float | None = None, vs: str | None = None, limit: int
     rep["command"] = command_line(manifest, exp_dir, vs=rep.get("reference"))
     rep["package_version"] = manifest.get("package_version")
     return rep
-
-
-def _walls_held(exp_dir: Path, manifest: dict) -> int:
-    """How far an incomplete experiment got, in its --hands unit (walls; hands per cell): the
-    share of its least advanced run held in complete chunks from the first on, from the chunks'
-    file names only."""
-    from simcore.runs import shards as rio
-    from simcore.runs.runner import RunConfig
-
-    share = 1.0
-    for reldir, cfg in (manifest.get("runs") or {}).items():
-        run_dir = Path(exp_dir) / reldir
-        done = rio.complete_chunks(run_dir) if run_dir.is_dir() else set()
-        c = 0
-        while c in done:
-            c += 1
-        items = RunConfig.from_json(cfg).chunk_items
-        share = min(share, min(c * items, int(cfg["n"])) / int(cfg["n"]))
-    return math.floor(share * int(manifest["hands"]))
 
 
 def command_line(manifest: dict, exp_dir, vs: str | None = None, rerun: bool = False) -> str:

@@ -298,10 +298,9 @@ def run_until(exp_dir, target, pilot: int, cap: int | None, max_minutes: float |
 
 def _done(exp_dir: Path) -> int:
     """How far the experiment in ``exp_dir`` got, in its --hands unit (complete chunks only)."""
-    from experiments.execute import read_manifest
-    from experiments.report import _walls_held
+    from experiments.execute import read_manifest, walls_held
 
-    return _walls_held(exp_dir, read_manifest(exp_dir))
+    return walls_held(exp_dir, read_manifest(exp_dir))
 
 
 def _record_plan(exp_dir: Path, plan: dict) -> None:
