@@ -20,6 +20,8 @@ Sections print their figures as they go (progress on stderr) and return a dict o
   policies, a curve of strength against rollouts, and ``sichuan analyze``'s speed;
 - ``precision`` (only when named): a duplicate comparison's efficiency (variance and CPU per
   wall) layer by layer, on the policy cells (``benchmarks.precision``);
+- ``coverage`` (only when named): the coverage of ``--until-width`` intervals on a real cell,
+  400 runs against a reference of 100 times the walls (``benchmarks.coverage``);
 - ``draw-order`` (only when named): the per-seat draw order against the table order, the same
   seeds' hands under both (``benchmarks.draw_order``);
 - ``versus`` (only when named): this tree's engine speed against another commit's
@@ -814,6 +816,14 @@ def bench_precision(ctx: Context) -> Figures:
     return run(ctx, Figures, log, cells)
 
 
+def bench_coverage(ctx: Context) -> Figures:
+    """Issue 44: a run that stops at a precision keeps its intervals' coverage on the engine
+    (``benchmarks.coverage``)."""
+    from benchmarks.coverage import bench_coverage as run
+
+    return run(ctx, Figures, log)
+
+
 def bench_luck(ctx: Context) -> Figures:
     """Issue 36: the luck-corrected estimate is unbiased, and what it buys (``benchmarks.luck``)."""
     from benchmarks.luck import bench_luck as run
@@ -838,8 +848,8 @@ def bench_compile(ctx: Context) -> Figures:
 SECTIONS = {"evaluator": bench_evaluator, "engine": bench_engine, "ladder": bench_ladder, "policies": bench_policies,
             "runs": bench_runs, "dask": bench_dask, "search": bench_search, "versus": bench_versus,
             "draw-order": bench_draw_order, "precision": bench_precision, "luck": bench_luck, "env": bench_env,
-            "compile": bench_compile}
-# versus, draw-order, precision, luck and compile: on request
+            "compile": bench_compile, "coverage": bench_coverage}
+# versus, draw-order, precision, luck, compile and coverage: on request
 DEFAULT_SECTIONS = ("evaluator", "engine", "ladder", "policies", "runs", "dask", "search", "env")
 
 
@@ -932,7 +942,7 @@ INTRO = """# Benchmarks
 `make bench` (that is, `.venv/bin/python -m benchmarks.bench`) measures the simulator and records
 the figures here, newest run first, against the project's targets. One section alone:
 `.venv/bin/python -m benchmarks.bench --only engine` (sections: `evaluator`, `engine`, `ladder`,
-`policies`, `runs`, `dask`, `search`, and on request `versus`, `precision`, `luck` and `draw-order`; `--quick` for smaller sizes; `--help`). Each run appends an entry to
+`policies`, `runs`, `dask`, `search`, and on request `versus`, `precision`, `luck`, `draw-order` and `coverage`; `--quick` for smaller sizes; `--help`). Each run appends an entry to
 `benchmarks/history.json`, from which this file is regenerated; "previous" is the most recent
 earlier entry of the same size (full or quick) that has the figure.
 
@@ -996,6 +1006,14 @@ earlier entry of the same size (full or quick) that has the figure.
   of the per-wall difference, plain / new) x (CPU seconds of the comparison's process per wall,
   plain / new); the flow void cell in the expert field also gives the 2-core minutes a 95%
   interval of full width 0.004 costs and the width 10 minutes buy.
+- **coverage** (only with `--only coverage`; issue 44): the void policy in battle against the
+  efficient field (`efficient+exchange=shortest+void=expert` against
+  `efficient+exchange=shortest+void=fewest`), luck-corrected, compared 400 times (20 with
+  `--quick`) with seeds 1000, 1001, ... as `--hands 300 --until-width 0.05` (a pilot of 300 walls,
+  then the second stage it plans: about 1,200 walls; width 0.1 would need under 300), then once
+  on seed 1 with 100 times the walls of the largest run for reference. The coverage is the share
+  of the runs whose 95% interval holds the reference difference, with its Wilson 95% interval,
+  which should hold 0.95; the section should take at most 20 minutes.
 - **luck** (only with `--only luck`; issue 36): per preset, each seat's mean luck over 1M hands of
   `expert` in standard errors (100,000 with `--quick`); on six cells (`expert+void=random`,
   `expert+exchange=random`, `random` play, `expert+void=fewest`, the example user strategy,

@@ -12,38 +12,46 @@ __all__ = ["SHIPPED", "Spec", "SpecError", "load_spec", "parse_spec", "run", "lo
 
 
 def run(spec, out, hands=None, seed=None, workers=None, log=None, vs=None, draw_order=None, estimator=None,
-        until_width=None, max_walls=None, full_tables=False, width=None) -> dict:
+        until_width=None, max_walls=None, full_tables=False, width=None, max_minutes=None, notice=None,
+        chunk_hands=None) -> dict:
     """Run a spec (a Spec, a path or a shipped name) into ``out``; returns its report dict
     (``vs``: a duplicate report's reference arm instead of the baseline). ``draw_order``,
-    ``estimator``, ``until_width``, ``max_walls`` and ``full_tables`` as the command's options
-    (the spec's when None; README: Cheaper duplicate answers); a spec's ``until_relative`` holds;
-    ``width``: the report's width for 'walls needed'."""
-    from .execute import record_until, run_experiment
+    ``estimator``, ``until_width``, ``max_walls``, ``max_minutes`` and ``full_tables`` as the
+    command's options (the spec's when None; README: Cheaper duplicate answers); a spec's
+    ``until_relative`` holds; ``width``: the report's width for 'walls needed'. ``log`` gets the
+    progress lines, ``notice`` (default ``log``) the plan of a run that stops at a precision;
+    ``chunk_hands``: a new experiment's chunk size (tests)."""
+    from .execute import ExperimentError, run_experiment
     from .report import build, save
-    from .until import run_until, run_until_relative
+    from .until import Relative, Width, run_until
 
     if not isinstance(spec, Spec):
         spec = load_spec(spec)
     if vs is not None and (spec.kind != "duplicate" or vs not in {a.name for a in spec.arms}):
-        from .execute import ExperimentError
-
         raise ExperimentError(f"--vs {vs!r} is not an arm of {spec.name} (arms: "
                               f"{', '.join(a.name for a in spec.arms) or 'none: not a duplicate experiment'})")
-    def play(n):
-        run_experiment(spec, out, hands=n, seed=seed, workers=workers, log=log, draw_order=draw_order,
-                       estimator=estimator, full_tables=full_tables)
-        return build(out, width=width, vs=vs)
+
+    def play(n, progress=None, before=None):
+        return run_experiment(spec, out, hands=n, seed=seed, workers=workers, log=log, draw_order=draw_order,
+                              estimator=estimator, full_tables=full_tables, progress=progress,
+                              chunk_hands=chunk_hands, before=before)
+
+    def report(limit=None):
+        return build(out, width=width, vs=vs, limit=limit)
 
     until_width = until_width if until_width is not None else spec.until_width
     cap = max_walls if max_walls is not None else (spec.max_walls if spec.kind == "duplicate" else spec.max_hands)
+    pilot = hands or spec.hands
     if until_width is not None and spec.kind == "duplicate":
-        record_until(out, run_until(play, until_width, hands or spec.hands, cap, log))
-        rep = build(out, width=width, vs=vs)
+        run_until(out, Width(until_width), pilot, cap, max_minutes, play, report, log, notice)
     elif spec.kind == "cells" and spec.until_relative is not None:
-        record_until(out, run_until_relative(play, spec.until_relative, hands or spec.hands, cap, log))
-        rep = build(out, width=width, vs=vs)
+        run_until(out, Relative(spec.until_relative), pilot, cap, max_minutes, play, report, log, notice)
     else:
-        rep = play(hands)
+        if max_minutes is not None:
+            raise ExperimentError("--max-minutes budgets the second stage of --until-width (or of a cells spec's "
+                                  "until_relative); this run has a fixed size")
+        play(hands)
+    rep = report()
     save(out, rep)
     return rep
 

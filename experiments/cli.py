@@ -44,7 +44,8 @@ def _check_vs(spec, vs):
 
 
 def _run_and_report(spec, out, hands, seed, workers, width, as_json, quiet, vs=None, full_names=False,
-                    draw_order=None, full_tables=False, estimator=None, until_width=None, max_walls=None):
+                    draw_order=None, full_tables=False, estimator=None, until_width=None, max_walls=None,
+                    max_minutes=None, temporary=False):
     from experiments import run as run_spec
     from experiments.execute import ExperimentError
     from experiments.report import dumps, format_text
@@ -55,21 +56,44 @@ def _run_and_report(spec, out, hands, seed, workers, width, as_json, quiet, vs=N
     if until_width is not None and spec.kind != "duplicate":
         raise ExperimentCliError(f"--until-width sets the width of duplicate intervals; {spec.name} is a "
                                  f"{spec.kind} experiment (its spec's until_relative sets its pig rates' precision)")
+    stops = (until_width if until_width is not None else spec.until_width) if spec.kind == "duplicate" \
+        else spec.until_relative
+    if max_minutes is not None and stops is None:
+        raise ExperimentCliError("--max-minutes budgets the second stage of --until-width (or of a cells spec's "
+                                 "until_relative); without one the run's size is --hands")
     try:
+        # the plan of a run that stops at a precision, with its forecast, is printed even with --quiet or
+        # --json (on stderr): it says what the rest of the command will cost before it is spent
         rep = run_spec(spec, out, hands, seed, workers, _log(quiet), vs, draw_order, estimator, until_width,
-                       max_walls, full_tables, width)
+                       max_walls, full_tables, width, max_minutes=max_minutes,
+                       notice=lambda line: click.echo(line, err=True))
     except RunInterrupted as exc:
-        exit_interrupted(exc, quiet)
+        exit_interrupted(_temporary(exc) if temporary else exc, quiet)
     except KeyboardInterrupt:   # between the runs' chunks (a report being built): the runs keep what they hold
-        exit_interrupted(RunInterrupted("interrupted; run the same command again to resume"), quiet)
+        exc = RunInterrupted("interrupted; run the same command again to resume")
+        exit_interrupted(_temporary(exc) if temporary else exc, quiet)
     except ExperimentError as exc:
         raise ExperimentCliError(_one_line(exc)) from None
     click.echo(dumps(rep) if as_json else format_text(rep, full_names))
     return rep
 
 
+def _temporary(exc: BaseException) -> BaseException:
+    """An interrupt of a comparison played in a temporary directory: nothing is left to resume."""
+    from simcore.runs.runner import RunInterrupted
+
+    return RunInterrupted("interrupted; the comparison was played in a temporary directory, now removed: "
+                          "give --out DIR to keep one that the same command resumes")
+
+
 def precision_options(f):
-    """--estimator, --until-width and --max-walls, shared by `experiment run` and `compare`."""
+    """--estimator, --until-width, --max-walls and --max-minutes, shared by `experiment run` and `compare`."""
+    f = click.option("--max-minutes", "max_minutes", type=click.FloatRange(min=0, min_open=True), default=None,
+                     metavar="M", help="With --until-width (or a cells spec's until_relative): a budget for the "
+                                       "second stage, never more walls than the pilot's measured rate plays in M "
+                                       "minutes (the report says which arms got there). The plan and its forecast "
+                                       "are printed before the second stage, also with --quiet or --json "
+                                       "[default: no budget].")(f)
     f = click.option("--max-walls", "max_walls", type=click.IntRange(min=1), default=None,
                      help="With --until-width (or a cells spec's until_relative): never more than this, in --hands "
                           "units (walls; hands per cell) (the report says which arms or cells got there) "
@@ -77,7 +101,8 @@ def precision_options(f):
     f = click.option("--until-width", "until_width", type=click.FloatRange(min=0, min_open=True), default=None,
                      metavar="W", help="Play until every arm's 95% interval has full width <= W: --hands walls as a "
                                        "pilot, then the walls the pilot says W needs (x1.2), in one fixed second "
-                                       "stage [default: the spec's until_width, else stop at --hands].")(f)
+                                       "stage; interrupted, the same command resumes it [default: the spec's "
+                                       "until_width, else stop at --hands].")(f)
     f = click.option("--estimator", type=click.Choice(ESTIMATORS), default=None,
                      help="The main difference: luck (each net less the seat's luck, measured with the shipped "
                           "value model: unbiased, narrower) or plain (nets as they are; no luck measured, "
@@ -143,7 +168,7 @@ experiment.help = experiment.help.replace("    {shipped}", name_table(_shipped()
 @precision_options
 @full_names_option
 def run_cmd(spec_name, hands, seed, out, workers, width, vs, as_json, quiet, draw_order, full_tables, estimator,
-            until_width, max_walls, full_names):
+            until_width, max_walls, max_minutes, full_names):
     """Run the experiment SPEC (a TOML file, or a shipped name such as `exchange`) into DIR and
     print its report.
 
@@ -162,7 +187,7 @@ def run_cmd(spec_name, hands, seed, out, workers, width, vs, as_json, quiet, dra
         raise ExperimentCliError(_one_line(exc)) from None
     _run_and_report(spec, out, hands, seed, workers, width, as_json, quiet, vs=vs, full_names=full_names,
                     draw_order=draw_order, full_tables=full_tables, estimator=estimator, until_width=until_width,
-                    max_walls=max_walls)
+                    max_walls=max_walls, max_minutes=max_minutes)
 
 
 @experiment.command("report")
@@ -220,7 +245,7 @@ def list_cmd():
 @precision_options
 @full_names_option
 def compare(a, b, rules_spec, sets, hands, seed, out, workers, width, as_json, quiet, draw_order, full_tables,
-            estimator, until_width, max_walls, full_names):
+            estimator, until_width, max_walls, max_minutes, full_names):
     """Head-to-head in duplicate: seat spec A, 1 vs 3 against a field of B.
 
     A sits at each seat in turn against three B on the same walls; the difference from B
@@ -257,7 +282,7 @@ def compare(a, b, rules_spec, sets, hands, seed, out, workers, width, as_json, q
     try:
         _run_and_report(spec, out, hands, seed, workers, width, as_json, quiet, full_names=full_names,
                         draw_order=draw_order, full_tables=full_tables, estimator=estimator, until_width=until_width,
-                        max_walls=max_walls)
+                        max_walls=max_walls, max_minutes=max_minutes, temporary=tmp is not None)
     finally:
         if tmp is not None:
             shutil.rmtree(tmp, ignore_errors=True)

@@ -43,8 +43,9 @@ DEFINITIONS = [
     "luck estimator: the same with each net less the seat's luck (sum over the hand's draws and the exchange "
     "direction of V(after) - E[V(after)], V the shipped value model): unbiased for any V, less variance; "
     "plain: nets as they are. Both are given on the same walls; variance factor = var(plain diff) / var(luck diff)",
-    "CPU per wall: the experiment's play seconds x cores / walls for its estimator; the other estimator's through "
-    "the luck terms' cost measured on the field's table (with and without luck, same walls)",
+    "CPU per wall: the CPU seconds (user + system) the experiment's processes used playing it, worker processes "
+    "included, / walls, for its estimator; the other estimator's through the luck terms' cost measured on the "
+    "field's table (with and without luck, same walls)",
 ]
 
 def _arm_runs(exp_dir, manifest: dict) -> dict[str, list[Path]]:
@@ -116,11 +117,12 @@ def scores(exp_dir, manifest: dict | None = None, corrected: bool = False) -> pd
 SEAT_COLUMNS = ["hand", "seat", "net", "luck"]
 
 
-def paired_moments(exp_dir, manifest: dict | None = None, threads: int | None = None) -> dict:
+def paired_moments(exp_dir, manifest: dict | None = None, threads: int | None = None, limit: int | None = None) -> dict:
     """Streamed over the experiment's runs chunk by chunk: per arm the moments of its per-wall
     score (``score``) and of its single-seat nets (``seat``), and per ordered pair of arms the
     moments of their per-wall difference (``diff[(a, b)]``); the same of the luck-corrected
-    nets, net - luck (``score_luck``, ``diff_luck``), where every hand measured luck (else None)."""
+    nets, net - luck (``score_luck``, ``diff_luck``), where every hand measured luck (else None).
+    ``limit``: of walls 0..limit-1 only."""
     from simcore.runs.analysis import Moments
     from simcore.runs.scan import scan_runs
 
@@ -130,7 +132,10 @@ def paired_moments(exp_dir, manifest: dict | None = None, threads: int | None = 
     arms = list(dirs)
 
     def one(chunk, tables):
-        _, nets, lucks = _chunk_nets(tables, dirs, with_luck=True)
+        walls, nets, lucks = _chunk_nets(tables, dirs, with_luck=True)
+        if limit is not None:
+            keep = walls < limit
+            nets, lucks = {a: x[keep] for a, x in nets.items()}, {a: x[keep] for a, x in lucks.items()}
         sc = {a: nets[a].mean(axis=1) for a in arms}
         measured = all(not np.isnan(lucks[a]).any() for a in arms)
         cc = {a: (nets[a] - lucks[a]).mean(axis=1) for a in arms} if measured else None
@@ -145,8 +150,12 @@ def paired_moments(exp_dir, manifest: dict | None = None, threads: int | None = 
     score_l = {a: Moments() for a in arms}
     diff_l = {k: Moments() for k in diff}
     measured = True
+    only = None
+    if limit is not None and arms:
+        cfg = manifest["runs"][manifest["layout"][arms[0]]["runs"][0]]
+        only = range(math.ceil(min(limit, int(cfg["n"])) / int(cfg["chunk_hands"])))
     for s_, t_, d_, l_ in scan_runs([d for ds in dirs.values() for d in ds], {"seats": SEAT_COLUMNS}, one,
-                                    threads=threads):
+                                    threads=threads, only=only):
         for a in arms:
             score[a] = score[a] + s_[a]
             seat[a] = seat[a] + t_[a]
@@ -234,28 +243,35 @@ def _interval(mo, walls: int) -> tuple[float, float, float, float]:
 
 
 def cpu_per_wall(manifest: dict, walls: int) -> dict:
-    """CPU seconds per wall of each estimator: the experiment's play (its sessions' seconds times
-    its cores) per wall for the one it used; the other through the measured cost of the luck
-    terms (``execute.luck_cost``); None where unknown (luck not measured, or no timing)."""
+    """CPU seconds per wall of each estimator: the CPU the experiment's processes used in its
+    sessions (user and system time, worker processes included: ``execute.cpu_seconds``) per wall
+    for the one it used; the other through the measured cost of the luck terms
+    (``execute.luck_cost``); None where unknown (luck not measured, or no timing). Experiments
+    from before CPU was measured give their sessions' seconds times their cores
+    (``cpu_measured`` False), which a busy machine inflates."""
     t = manifest.get("timings") or {}
-    secs = float(t.get("seconds") or 0.0) * int(manifest.get("cores") or 1)
+    measured = "cpu_seconds" in t
+    secs = float(t["cpu_seconds"]) if measured else float(t.get("seconds") or 0.0) * int(manifest.get("cores") or 1)
     used = secs / walls if walls and secs > 0 else None
     if manifest.get("estimator", "plain") != "luck":
-        return {"cpu_per_wall_plain": used, "cpu_per_wall_luck": None}
+        return {"cpu_per_wall_plain": used, "cpu_per_wall_luck": None, "cpu_measured": measured}
     cost = manifest.get("luck_cost") or {}
     ratio = cost["plain_seconds"] / cost["luck_seconds"] if cost.get("luck_seconds") else None
-    return {"cpu_per_wall_plain": None if used is None or ratio is None else used * ratio, "cpu_per_wall_luck": used}
+    return {"cpu_per_wall_plain": None if used is None or ratio is None else used * ratio, "cpu_per_wall_luck": used,
+            "cpu_measured": measured}
 
 
-def comparison(exp_dir, width: float | None = None, manifest: dict | None = None, vs: str | None = None) -> dict:
+def comparison(exp_dir, width: float | None = None, manifest: dict | None = None, vs: str | None = None,
+               limit: int | None = None) -> dict:
     """The comparison table of a duplicate experiment as a JSON-ready dict: every arm against the
-    reference arm ``vs`` (default: the spec's baseline), paired on the wall."""
+    reference arm ``vs`` (default: the spec's baseline), paired on the wall (``limit``: on walls
+    0..limit-1 only)."""
     exp_dir = Path(exp_dir)
     manifest = manifest or read_manifest(exp_dir)
     spec = manifest["spec"]
     base = reference_arm(exp_dir, manifest, vs)
     width = float(width if width is not None else spec.get("width", 0.1))
-    m = paired_moments(exp_dir, manifest)
+    m = paired_moments(exp_dir, manifest, limit=limit)
     n_arms = len(m["score"])
     walls = m["score"][base].n
     tables = len(manifest["runs"])  # every run plays every wall once, identical runs shared

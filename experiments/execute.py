@@ -5,6 +5,12 @@ its run directories), the runs in subdirectories (``DIR/<arm>/rot-<r>/``, ``DIR/
 ``report.json`` (the comparison, rewritten after every run). Runs with the same configuration
 are played once and shared (an arm equal to the field plays the same run in all four
 rotations). Rerunning resumes (every run resumes by itself); a larger ``--hands`` extends.
+
+The runs are played in small chunks (``DUPLICATE_CHUNK`` walls, ``CELLS_CHUNK`` hands), so a
+process holds a few seconds' play at a time whatever the size, and an interrupt loses at most
+the chunks in flight; runs made before keep the chunk size they recorded. Each session adds the
+CPU its processes used (``cpu_seconds``: user and system time of this process and of its worker
+processes) to ``experiment.json``'s timings, which the reports' CPU per wall divides.
 """
 
 from __future__ import annotations
@@ -12,6 +18,7 @@ from __future__ import annotations
 import concurrent.futures as cf
 import json
 import multiprocessing
+import resource
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -22,6 +29,9 @@ from simcore.runs import files
 from experiments.spec import Spec, SpecError
 
 MANIFEST = "experiment.json"
+DUPLICATE_CHUNK = 5_000   # walls a chunk of a duplicate run: five tables' worth is a few seconds and tens of MB
+CELLS_CHUNK = 20_000      # hands a chunk of a cells run (one table a chunk, several played at once)
+SEARCH_CHUNK = 100        # a run where a seat searches: a search plays few hands a second
 REPORT = "report.json"
 FORMAT = "sichuan-experiment"
 VERSION = 1
@@ -46,10 +56,11 @@ def duplicate_seats(field, arm_seat, rotation: int) -> tuple:
 
 
 def plan(spec: Spec, hands: int, seed: int, draw_order: str | None = None,
-         estimator: str | None = None) -> tuple[list[PlannedRun], dict]:
+         estimator: str | None = None, chunk_hands: int | None = None) -> tuple[list[PlannedRun], dict]:
     """The unique runs of an experiment and, per arm (rotation order) or cell, their directories.
     With the luck estimator (duplicate experiments' default) every run measures luck with the
-    shipped value model of its rules."""
+    shipped value model of its rules. ``chunk_hands``: every run's chunk (default
+    ``DUPLICATE_CHUNK`` or ``CELLS_CHUNK``; an existing experiment's runs keep theirs)."""
     from simcore.runs.runner import RunConfig
     from simcore.runs.value_model import shipped
 
@@ -57,6 +68,7 @@ def plan(spec: Spec, hands: int, seed: int, draw_order: str | None = None,
     by_identity: dict[str, str] = {}
     order = draw_order or spec.draw_order
     luck = spec.kind == "duplicate" and (estimator or spec.estimator) == "luck"
+    chunk = chunk_hands or (DUPLICATE_CHUNK if spec.kind == "duplicate" else CELLS_CHUNK)
 
     def model(rules):
         if not luck:
@@ -80,13 +92,13 @@ def plan(spec: Spec, hands: int, seed: int, draw_order: str | None = None,
             dirs = []
             for r in range(4):
                 cfg = RunConfig(arm.rules.rules, duplicate_seats(spec.field, arm.seat, r), seed, "hands", hands,
-                                draw_order=order, value_model=model(arm.rules.rules))
+                                chunk, draw_order=order, value_model=model(arm.rules.rules))
                 dirs.append(add(f"{arm.name}/rot-{r}", cfg, f"arm {arm.name} rotation {r}"))
             layout[arm.name] = {"seat": arm.seat.canonical, "rules": arm.rules.to_json(), "rules_label": arm.rules.label,
                                 "runs": dirs}
     else:
         for cell in spec.cells:
-            cfg = RunConfig(cell.rules.rules, cell.seats, seed, cell.mode, cell.n_for(hands), draw_order=order)
+            cfg = RunConfig(cell.rules.rules, cell.seats, seed, cell.mode, cell.n_for(hands), chunk, draw_order=order)
             d = add(cell.name, cfg, f"cell {cell.name}")
             layout[cell.name] = {"run": d, "hands": cell.hands_for(hands), "mode": cell.mode}
     return runs, layout
@@ -165,6 +177,13 @@ def _check_existing(d: files.ManagedDir, spec: Spec, hands: int, seed: int, draw
         raise ExperimentError(f"{exp_dir} holds this experiment with the {had} estimator, not {estimator}; "
                               f"add --estimator {had} to resume or extend it, or use a new --out directory")
     if hands < old["hands"]:
+        plan = old.get("until_plan")
+        if plan:
+            goal = (f"--until-width {plan['width']:g}" if plan["rule"] == "width"
+                    else f"until_relative {plan['relative']:g}")
+            raise ExperimentError(f"{exp_dir} holds a run planned to {old['hands']:,} {_unit(spec)} by {goal} from a "
+                                  f"pilot of {plan['pilot']:,}: give {goal} and --hands {plan['pilot']} to resume or "
+                                  "extend it (`sichuan experiment report` prints it), or use a new --out directory")
         raise ExperimentError(f"{exp_dir} already holds {old['hands']:,} {_unit(spec)}; --hands may only grow "
                               "(it extends the experiment); `sichuan experiment report` prints it")
     return old
@@ -183,20 +202,40 @@ def _unit(spec: Spec) -> str:
     return "walls" if spec.kind == "duplicate" else "hands per cell"
 
 
-def _check_seats(runs: list[PlannedRun]) -> None:
+def _check_seats(runs: list[PlannedRun]) -> bool:
     """Load every run's strategies before anything plays, so a strategy file that cannot be used
-    stops the experiment with one line at once, not after the runs before it."""
+    stops the experiment with one line at once, not after the runs before it; returns whether a
+    seat of any run searches (its runs get small chunks)."""
+    from simcore.runs.batch import _searches
     from simcore.runs.warmup import warm
     from strategies.registry import StrategyError, seat_functions
 
     specs = list(dict.fromkeys(p.config.seats for p in runs))
     warm([",".join(s.canonical for s in seats) for seats in specs])  # the child process takes text
+    searching = False
     for seats in specs:
         try:
-            seat_functions(list(seats))
+            searching = _searches(seat_functions(list(seats))) or searching
         except StrategyError as exc:
             label = next(p.label for p in runs if p.config.seats == seats)
             raise ExperimentError(f"{label}: {exc}") from None
+    return searching
+
+
+def cpu_seconds() -> float:
+    """CPU seconds (user and system) used so far by this process, all its threads, and its child
+    processes that have ended (a pool's workers once it is shut down)."""
+    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def _chunk_of(old: dict | None) -> int | None:
+    """The chunk size an existing experiment's runs recorded (experiments before small chunks
+    have 100,000), so they resume and extend as they were made."""
+    for cfg in ((old or {}).get("runs") or {}).values():
+        if cfg.get("chunk_hands"):
+            return int(cfg["chunk_hands"])
+    return None
 
 
 def shadow_groups(spec: Spec, runs: list, layout: dict, full_tables: bool = False) -> list[dict]:
@@ -225,7 +264,7 @@ def shadow_groups(spec: Spec, runs: list, layout: dict, full_tables: bool = Fals
 
 
 def _play_group(exp_dir: Path, spec: Spec, group: dict, seed: int, draw_order: str, counts: dict,
-                save: Callable[[], None]) -> list[dict]:
+                save: Callable[[], None], progress: Callable[[int, int, float], None] | None = None) -> list[dict]:
     """One shadowed arm's runs played together; ``counts[chunk]`` gets the walls on which any
     rotation differed and each rotation's, and ``save`` keeps them before the chunk is written (a
     chunk interrupted before its shards are complete is played, and counted, again)."""
@@ -244,7 +283,7 @@ def _play_group(exp_dir: Path, spec: Spec, group: dict, seed: int, draw_order: s
         save()
         return (arms + [field])[:len(runs)]
 
-    return run_group([(exp_dir / p.reldir, p.config) for p in runs], source)
+    return run_group([(exp_dir / p.reldir, p.config) for p in runs], source, progress)
 
 
 COST_WALLS = 4000
@@ -280,13 +319,42 @@ def luck_cost(spec: Spec, walls: int, seed: int, draw_order: str) -> dict:
     return {"walls": n, "plain_seconds": round(t1 - t0, 4), "luck_seconds": round(t2 - t1, 4)}
 
 
+class _Work:
+    """A session's progress over the experiment's steps (a shadowed arm's runs, or one run), in
+    hands of all the tables: what the runs held when the session opened them, what it has played,
+    what is left. ``report(state)`` gets it after every chunk."""
+
+    def __init__(self, sizes: list[int], report: Callable[[dict], None] | None):
+        self.sizes, self.report = sizes, report
+        self.now = [0.0] * len(sizes)
+        self.prior: list = [None] * len(sizes)
+        self.t0 = time.perf_counter()
+
+    def step(self, i: int) -> Callable[[int, int, float], None]:
+        def on(done: int, total: int, seconds: float) -> None:
+            w = self.sizes[i] * (done / total if total else 1.0)
+            if self.prior[i] is None:
+                self.prior[i] = w     # the runs' first report: what they already held
+            self.now[i] = w
+            if self.report:
+                self.report({"done": sum(self.now), "total": sum(self.sizes),
+                             "played": sum(n - p for n, p in zip(self.now, self.prior) if p is not None),
+                             "seconds": time.perf_counter() - self.t0})
+        return on
+
+
 def run_experiment(spec: Spec, out, hands: int | None = None, seed: int | None = None, workers: int | None = None,
                    log: Callable[[str], None] | None = None, draw_order: str | None = None,
-                   full_tables: bool = False, estimator: str | None = None) -> dict:
+                   full_tables: bool = False, estimator: str | None = None,
+                   progress: Callable[[dict], None] | None = None, chunk_hands: int | None = None,
+                   before: Callable[[dict], None] | None = None) -> dict:
     """Play every missing run of the experiment into ``out``; returns the manifest. ``draw_order``
     and ``estimator``: the spec's (``seat`` and ``luck`` unless it says) unless given. A duplicate
     arm that differs from the field plays only where its answers differ (``shadow_groups``);
-    ``full_tables`` plays every rotation table in full."""
+    ``full_tables`` plays every rotation table in full. ``progress(state)`` after every chunk
+    (``_Work``: hands of all tables done, total, played this session, seconds); ``chunk_hands``:
+    a new experiment's chunk (tests); ``before(manifest)`` may amend the manifest written before
+    anything plays (``experiments.until`` keeps its plan there)."""
     from simcore.contract.messages import one_line
     from simcore.runs.batch import InvariantError, StrategyAnswerError
     from simcore.runs.runner import RunError, RunInterrupted, cpu_count, run
@@ -299,44 +367,49 @@ def run_experiment(spec: Spec, out, hands: int | None = None, seed: int | None =
     if hands <= 0:
         raise ExperimentError(f"--hands must be positive, got {hands}")
     exp_dir = Path(out)
-    _check_seats(plan(spec, hands, seed, draw_order, estimator)[0])
+    searching = _check_seats(plan(spec, hands, seed, draw_order, estimator)[0])
     pool = None
     with files.ManagedDir(exp_dir, "experiment directory", MANIFEST, ".experiment.lock", ExperimentError) as d:
-        try:
-            old = _check_existing(d, spec, hands, seed, draw_order, estimator)
-            runs, layout = plan(spec, hands, seed, draw_order, estimator)
-            groups = shadow_groups(spec, runs, layout, full_tables)
-            for name, entry in layout.items():   # where rotations differed, by chunk (kept across sessions)
-                old_entry = ((old or {}).get("layout") or {}).get(name) or {}
-                if "differed" in old_entry and old_entry.get("runs") == entry.get("runs"):
-                    entry["differed"] = old_entry["differed"]
-            from simcore.version import __version__
+        old = _check_existing(d, spec, hands, seed, draw_order, estimator)
+        chunk = _chunk_of(old) or chunk_hands or (SEARCH_CHUNK if searching else None)
+        runs, layout = plan(spec, hands, seed, draw_order, estimator, chunk)
+        groups = shadow_groups(spec, runs, layout, full_tables)
+        for name, entry in layout.items():   # where rotations differed, by chunk (kept across sessions)
+            old_entry = ((old or {}).get("layout") or {}).get(name) or {}
+            if "differed" in old_entry and old_entry.get("runs") == entry.get("runs"):
+                entry["differed"] = old_entry["differed"]
+        from simcore.version import __version__
 
-            manifest = {
-                "format": FORMAT, "version": VERSION, "package_version": __version__,
-                "spec": spec.to_json(), "seed": seed, "hands": hands, "draw_order": draw_order,
-                **({"estimator": estimator} if spec.kind == "duplicate" else {}),
-                "cores": workers or cpu_count(),
-                **({"luck_cost": old["luck_cost"]} if old and "luck_cost" in old else {}),
-                "layout": layout, "runs": {p.reldir: p.config.to_json() for p in runs},
-                "complete": False,
-                "timings": d.timings(old),
-            }
-            d.write_manifest(manifest, allow_nan=False)
-            t0 = time.perf_counter()
-            total_hands = sum(p.config.total_hands for p in runs)
-            if log:
-                log(f"experiment {spec.name}: {len(runs)} runs, {total_hands:,} hands in all, seed {seed}, "
-                    f"{draw_order} draw order, into {exp_dir}")
-            grouped = {p.reldir for g in groups for p in g["runs"]}
-            plain = [p for p in runs if p.reldir not in grouped]
-            steps = len(groups) + len(plain)
+        manifest = {
+            "format": FORMAT, "version": VERSION, "package_version": __version__,
+            "spec": spec.to_json(), "seed": seed, "hands": hands, "draw_order": draw_order,
+            **({"estimator": estimator} if spec.kind == "duplicate" else {}),
+            "cores": workers or cpu_count(),
+            **({"luck_cost": old["luck_cost"]} if old and "luck_cost" in old else {}),
+            "layout": layout, "runs": {p.reldir: p.config.to_json() for p in runs},
+            "complete": False,
+            "timings": d.timings(old) if old else {**d.timings(None), "cpu_seconds": 0.0},
+        }
+        if before:
+            before(manifest)
+        d.write_manifest(manifest, allow_nan=False)
+        total_hands = sum(p.config.total_hands for p in runs)
+        if log:
+            log(f"experiment {spec.name}: {len(runs)} runs, {total_hands:,} hands in all, seed {seed}, "
+                f"{draw_order} draw order, into {exp_dir}")
+        grouped = {p.reldir for g in groups for p in g["runs"]}
+        plain = [p for p in runs if p.reldir not in grouped]
+        steps = len(groups) + len(plain)
+        work = _Work([sum(p.config.total_hands for p in g["runs"]) for g in groups]
+                     + [p.config.total_hands for p in plain], progress)
+        t0, c0 = time.perf_counter(), cpu_seconds()
+        try:
             for i, g in enumerate(groups, 1):
                 t1 = time.perf_counter()
                 counts = layout[g["arm"].name].setdefault("differed", {})
                 try:
                     ms = _play_group(exp_dir, spec, g, seed, draw_order, counts,
-                                     lambda: d.write_manifest(manifest, allow_nan=False))
+                                     lambda: d.write_manifest(manifest, allow_nan=False), work.step(i - 1))
                 except RunInterrupted:
                     raise
                 except (RunError, StrategyError, StrategyAnswerError, InvariantError, ValueError) as exc:
@@ -345,10 +418,10 @@ def run_experiment(spec: Spec, out, hands: int | None = None, seed: int | None =
                 if log:
                     walls = ms[0]["hands"]
                     known = sum(v[0] for v in counts.values())
-                    played = any(m["timings"].get("last_session_hands") for m in ms)
+                    this = any(m["timings"].get("last_session_hands") for m in ms)
                     log(f"  [{i}/{steps}] arm {g['arm'].name}: {len(g['runs'])} tables of {walls:,} walls, "
                         + (f"played where it differs ({known:,} walls differed), {time.perf_counter() - t1:.1f} s"
-                           if played else "already complete"))
+                           if this else "already complete"))
             for entry in layout.values():   # an arm with another's runs (the same seat and rules) has its counts
                 if not entry.get("differed"):
                     twin = next((e for e in layout.values() if e is not entry and e.get("runs") == entry.get("runs")
@@ -363,7 +436,8 @@ def run_experiment(spec: Spec, out, hands: int | None = None, seed: int | None =
                     pool = cf.ProcessPoolExecutor(min(workers or cpu_count(), cpu_count()),
                                                   mp_context=multiprocessing.get_context("spawn"))
                 try:
-                    m = run(exp_dir / p.reldir, p.config, workers=workers, executor=pool if multi else None)
+                    m = run(exp_dir / p.reldir, p.config, workers=workers, executor=pool if multi else None,
+                            progress=work.step(i - 1))
                 except RunInterrupted:
                     raise  # Ctrl-C: the command says so in its own line
                 except (RunError, StrategyError) as exc:
@@ -373,27 +447,57 @@ def run_experiment(spec: Spec, out, hands: int | None = None, seed: int | None =
                     rate = m["timings"].get("last_session_hands_per_second")
                     done = "already complete" if not rate else f"{rate:,.0f} hands/s"
                     log(f"  [{i}/{steps}] {p.label}: {m['hands']:,} hands, {secs:.1f} s ({done})")
-            if estimator == "luck" and "luck_cost" not in manifest:
-                try:
-                    manifest["luck_cost"] = luck_cost(spec, hands, seed, draw_order)
-                except KeyboardInterrupt:
-                    raise RunInterrupted("interrupted: every run is complete, the cost of luck not yet measured; "
-                                         "run the same command again to finish") from None
-            manifest["complete"] = True
-            d.end_session(manifest["timings"], time.perf_counter() - t0)
+        except BaseException:
+            _end_session(d, manifest, pool, t0, c0, write=True)    # an interrupt keeps the time and CPU it used
+            pool = None
+            raise
+        _end_session(d, manifest, pool, t0, c0, write=False)
+        pool = None
+        if estimator == "luck" and "luck_cost" not in manifest:
+            try:
+                manifest["luck_cost"] = luck_cost(spec, hands, seed, draw_order)
+            except KeyboardInterrupt:
+                raise RunInterrupted("interrupted: every run is complete, the cost of luck not yet measured; "
+                                     "run the same command again to finish") from None
+        manifest["complete"] = True
+        d.write_manifest(manifest, allow_nan=False)
+        return manifest
+
+
+def _end_session(d: files.ManagedDir, manifest: dict, pool, t0: float, c0: float, write: bool) -> None:
+    """The session's play ends: the pool's workers stopped and waited for (so their CPU counts),
+    its elapsed seconds and, where every session was measured, its CPU seconds added to the
+    timings (``write``: the manifest written too, so an interrupted session keeps what it used)."""
+    if pool is not None:
+        pool.shutdown(wait=True, cancel_futures=True)
+    t = manifest["timings"]
+    d.end_session(t, time.perf_counter() - t0)
+    if "cpu_seconds" in t:   # experiments before CPU was measured have none: their figure stays elapsed x cores
+        t["cpu_seconds"] = round(float(t["cpu_seconds"]) + cpu_seconds() - c0, 3)
+    if write:
+        try:
             d.write_manifest(manifest, allow_nan=False)
-            return manifest
-        finally:
-            if pool is not None:
-                pool.shutdown(wait=True, cancel_futures=True)
+        except (OSError, KeyboardInterrupt):
+            pass
 
 
-def record_until(exp_dir, until: dict) -> None:
-    """Keep the record of a run that stopped at the precision asked in experiment.json (the report
-    rebuilt later gives it too)."""
-    manifest = read_manifest(exp_dir)
-    manifest["until"] = until
-    write_json(Path(exp_dir) / MANIFEST, manifest)
+def walls_held(exp_dir: Path, manifest: dict) -> int:
+    """How far an incomplete experiment got, in its --hands unit (walls; hands per cell): the
+    share of its least advanced run held in complete chunks from the first on, from the chunks'
+    file names only."""
+    from simcore.runs import shards as rio
+    from simcore.runs.runner import RunConfig
+
+    hands = held = int(manifest["hands"])
+    for reldir, cfg in (manifest.get("runs") or {}).items():
+        run_dir = Path(exp_dir) / reldir
+        done = rio.complete_chunks(run_dir) if run_dir.is_dir() else set()
+        c = 0
+        while c in done:
+            c += 1
+        n = int(cfg["n"])
+        held = min(held, min(c * RunConfig.from_json(cfg).chunk_items, n) * hands // n)
+    return held
 
 
 def run_dirs(exp_dir, manifest: dict) -> dict:

@@ -11,12 +11,13 @@ import math
 from pathlib import Path
 
 from experiments.duplicate import RARELY
-from experiments.execute import REPORT, ExperimentError, read_manifest, write_json
+from experiments.execute import REPORT, ExperimentError, read_manifest, walls_held, write_json
 
 
-def build(exp_dir, width: float | None = None, vs: str | None = None) -> dict:
+def build(exp_dir, width: float | None = None, vs: str | None = None, limit: int | None = None) -> dict:
     """The report of an experiment directory; ``vs`` (duplicate only): the arm every arm is
-    compared with, instead of the spec's baseline."""
+    compared with, instead of the spec's baseline; ``limit`` (duplicate only): of its first
+    ``limit`` walls only (``experiments.until`` plans from a pilot's walls so)."""
     exp_dir = Path(exp_dir)
     manifest = read_manifest(exp_dir)
     if vs is not None:
@@ -24,17 +25,30 @@ def build(exp_dir, width: float | None = None, vs: str | None = None) -> dict:
 
         reference_arm(exp_dir, manifest, vs)    # a bad --vs is an error before anything is read
     if not manifest.get("complete"):
-        raise ExperimentError(f"{exp_dir} is incomplete: rerun the `sichuan experiment run` command to finish it")
+        unit = "walls" if manifest["spec"]["kind"] == "duplicate" else "hands per cell"
+        plan = manifest.get("until_plan")
+        if plan:
+            from experiments.until import plan_text
+
+            held = f"{plan_text(plan)}; {walls_held(exp_dir, manifest):,} of {int(manifest['hands']):,} {unit} played"
+        else:
+            held = f"{walls_held(exp_dir, manifest):,} of {int(manifest['hands']):,} {unit} played"
+        raise ExperimentError(f"{exp_dir} is incomplete ({held}): rerun "
+                              f"`{command_line(manifest, exp_dir, rerun=True)}` to finish it")
     if manifest["spec"]["kind"] == "duplicate":
         from experiments.duplicate import comparison
 
-        rep = comparison(exp_dir, width=width, manifest=manifest, vs=vs)
+        rep = comparison(exp_dir, width=width, manifest=manifest, vs=vs, limit=limit)
     else:
         from experiments.cells import cells_report
 
         rep = cells_report(exp_dir, manifest=manifest)
     rep["directory"] = str(exp_dir)
-    if manifest.get("until"):
+    if manifest.get("until_plan"):
+        from experiments.until import until_record
+
+        rep["until"] = until_record(manifest["until_plan"], rep)
+    elif manifest.get("until"):   # experiments before plans were kept
         rep["until"] = manifest["until"]
     rep["draw_order"] = manifest.get("draw_order", "table")   # experiments before draw orders drew in table order
     rep["command"] = command_line(manifest, exp_dir, vs=rep.get("reference"))
@@ -42,7 +56,9 @@ def build(exp_dir, width: float | None = None, vs: str | None = None) -> dict:
     return rep
 
 
-def command_line(manifest: dict, exp_dir, vs: str | None = None) -> str:
+def command_line(manifest: dict, exp_dir, vs: str | None = None, rerun: bool = False) -> str:
+    """The command that reproduces the experiment; ``rerun``: the one that finishes it in its
+    directory (with a run that stops at a precision, its pilot and its precision options)."""
     spec = manifest["spec"]
     vs_opt = f" --vs {_shell_word(vs)}" if vs is not None and vs != spec.get("baseline") else ""
     src = spec.get("source", spec["name"])
@@ -52,14 +68,25 @@ def command_line(manifest: dict, exp_dir, vs: str | None = None) -> str:
     est = manifest.get("estimator")
     if est is not None and est != spec.get("default_estimator", "plain"):
         order_opt += f" --estimator {est}"
+    hands = manifest["hands"]
+    plan = manifest.get("until_plan") if rerun else None
+    if plan:
+        hands = plan["pilot"]
+        if plan["rule"] == "width" and plan["width"] != spec.get("until_width"):
+            order_opt += f" --until-width {plan['width']:g}"
+        if plan.get("max_walls") is not None and plan["max_walls"] != spec.get("max_walls", spec.get("max_hands")):
+            order_opt += f" --max-walls {plan['max_walls']}"
+        if plan.get("max_minutes") is not None:
+            order_opt += f" --max-minutes {plan['max_minutes']:g}"
+    out_opt = f" --out {_shell_word(str(exp_dir))}"
     if spec.get("compare"):
         c = spec["compare"]
-        rules = f" --rules {c['rules']}" if c.get("rules") not in (None, "battle") else ""
-        sets = "".join(f" --set {s}" for s in c.get("sets", []))
-        return (f"sichuan compare {c['a']} {c['b']}{rules}{sets} --hands {manifest['hands']} --seed {manifest['seed']}"
-                f"{order_opt}")
-    return (f"sichuan experiment run {name} --hands {manifest['hands']} --seed {manifest['seed']}{order_opt} "
-            f"--out {exp_dir}{vs_opt}")
+        rules = f" --rules {_shell_word(c['rules'])}" if c.get("rules") not in (None, "battle") else ""
+        sets = "".join(f" --set {_shell_word(s)}" for s in c.get("sets", []))
+        return (f"sichuan compare {_shell_word(c['a'])} {_shell_word(c['b'])}{rules}{sets} --hands {hands} "
+                f"--seed {manifest['seed']}{order_opt}" + (out_opt if rerun else ""))
+    return (f"sichuan experiment run {_shell_word(name)} --hands {hands} --seed {manifest['seed']}{order_opt}"
+            f"{out_opt}{vs_opt}")
 
 
 def _shell_word(text: str) -> str:
@@ -185,16 +212,18 @@ def _format_duplicate(rep: dict, full_names: bool = False) -> str:
     cpu = rep["rows"][0] if rep["rows"] else {}
     if cpu.get("cpu_per_wall_luck") or cpu.get("cpu_per_wall_plain"):
         ms = lambda x: "n/a" if x is None else f"{1000 * x:.2f} ms"   # noqa: E731
+        how = ("elapsed seconds x cores: an experiment from before CPU was measured"
+               if cpu.get("cpu_measured") is False else "CPU time of its processes")
         lines.append(f"CPU per wall: {ms(cpu.get('cpu_per_wall_luck'))} with luck measured, "
-                     f"{ms(cpu.get('cpu_per_wall_plain'))} plain")
+                     f"{ms(cpu.get('cpu_per_wall_plain'))} plain ({how})")
     if rep.get("until"):
         u = rep["until"]
         reached = [a for a, ok in u["reached"].items() if ok]
         missed = [a for a, ok in u["reached"].items() if not ok]
         lines.append(f"until width {u['width']:g}: a pilot of {u['pilot_walls']:,} walls planned {u['planned_walls']:,}"
-                     + (f" (capped by --max-walls {u['max_walls']:,})" if u.get("capped") else "")
+                     + _capped_text(u, "--max-walls", u.get("max_walls"))
                      + f"; {len(reached)} of {len(u['reached'])} arms reached it"
-                     + (f" (not: {', '.join(missed)})" if missed else ""))
+                     + (f" (not: {', '.join(missed)})" if missed else "") + _forecast_text(u))
     for r in rep["rows"]:
         share = r.get("walls_differed_share")
         if r["seat"] != rep["field"] and share is not None and share < RARELY:
@@ -208,6 +237,24 @@ def _format_duplicate(rep: dict, full_names: bool = False) -> str:
     lines += ["- " + d for d in rep["definitions"]]
     lines.append(f"reproduce: {rep['command']}")
     return "\n".join(lines)
+
+
+def _capped_text(u: dict, option: str, cap) -> str:
+    """What capped a run that stopped at a precision, if anything (records before --max-minutes
+    say only whether the cap on walls did)."""
+    if not u.get("capped"):
+        return ""
+    if u.get("capped_by") == "max_minutes":
+        return f" (capped by --max-minutes {u['max_minutes']:g})"
+    return f" (capped by {option} {cap:,})" if cap is not None else " (capped)"
+
+
+def _forecast_text(u: dict) -> str:
+    from experiments.until import duration
+
+    if not u.get("forecast_seconds"):    # none recorded, or no second stage
+        return ""
+    return f"; its second stage was forecast at {duration(u['forecast_seconds'])}"
 
 
 def _differed(r: dict) -> str:
@@ -257,9 +304,9 @@ def _format_cells(rep: dict, full_names: bool = False) -> str:
         if u:
             missed = [c for c, ok in u["reached"].items() if not ok]
             lines.append(f"until every pig rate is within {u['relative']:.0%}: a pilot of --hands {u['pilot_hands']:,} "
-                         f"planned {u['planned_hands']:,}" + (" (capped)" if u.get("capped") else "")
+                         f"planned {u['planned_hands']:,}" + _capped_text(u, "the maximum", u.get("max_hands"))
                          + f"; {len(u['reached']) - len(missed)} of {len(u['reached'])} cells got there"
-                         + (f" (not: {', '.join(missed)})" if missed else ""))
+                         + (f" (not: {', '.join(missed)})" if missed else "") + _forecast_text(u))
     if "spread" in show:
         lines += ["", "net per seat-hand (points)"]
         header = ["cell", "hands", "mean", "SD [95% CI]", "mean |net|", "1%", "5%", "50%", "95%", "99%", "min", "max"]

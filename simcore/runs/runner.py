@@ -555,6 +555,18 @@ def _stop_workers(executor) -> None:
         proc.join(timeout=5)
 
 
+_CHUNKS_WRITTEN = [0]
+
+
+def stop_for_tests() -> None:
+    """With ``SICHUAN_INTERRUPT_AFTER_CHUNKS=k`` in the environment: a Ctrl-C (KeyboardInterrupt)
+    once this process has seen k chunks finish, where a real one would land, so tests can stop a
+    run at a chunk of their choosing and resume it. Unset, it does nothing."""
+    k = os.environ.get("SICHUAN_INTERRUPT_AFTER_CHUNKS")
+    if k and _CHUNKS_WRITTEN[0] >= int(k):
+        raise KeyboardInterrupt
+
+
 def run(run_dir: str | os.PathLike, cfg: RunConfig, workers: int | None = None, check: bool = False,
         executor: cf.Executor | None = None, progress: Callable[[int, int, float], None] | None = None,
         executor_kind: str = "local", scheduler: str | None = None) -> dict:
@@ -575,8 +587,10 @@ def run(run_dir: str | os.PathLike, cfg: RunConfig, workers: int | None = None, 
 
         def on_chunk(count: int) -> None:
             done[0] += count * cfg.hands_per_item
+            _CHUNKS_WRITTEN[0] += 1
             if progress:
                 progress(done[0], total, time.perf_counter() - t0)
+            stop_for_tests()
 
         if todo:
             own = executor is None
@@ -676,6 +690,7 @@ def run_group(entries, source: Callable, progress: Callable[[int, int, float], N
             progress(done, total, 0.0)
         for c, first, count in need:
             try:
+                stop_for_tests()
                 results = source(first, count)
             except KeyboardInterrupt:
                 raise _interrupted(opened[0][0].path, chunks) from None
@@ -690,6 +705,7 @@ def run_group(entries, source: Callable, progress: Callable[[int, int, float], N
                     raise _interrupted(d.path, chunks) from None
             del results
             done += count
+            _CHUNKS_WRITTEN[0] += 1
             if progress:
                 progress(done, total, time.perf_counter() - t0)
         elapsed = time.perf_counter() - t0

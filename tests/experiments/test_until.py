@@ -46,7 +46,8 @@ def test_compare_until_width_records_what_it_played(tmp_path):
     u = rep["until"]
     assert u["pilot_walls"] == 300 and u["walls"] == u["planned_walls"] == rep["walls"] > 300
     assert u["reached"] == {"A": rep["rows"][0]["diff_high"] - rep["rows"][0]["diff_low"] <= 0.3}
-    assert json.loads((out / "experiment.json").read_text())["until"] == u
+    plan = json.loads((out / "experiment.json").read_text())["until_plan"]
+    assert plan["pilot"] == 300 and plan["planned"] == u["planned_walls"] and plan["width"] == 0.3
     assert "until width 0.3" in run_cli("experiment", "report", out).output
 
 
@@ -54,7 +55,7 @@ def test_max_walls_caps_the_second_stage_and_the_report_says_which_arms_got_ther
     res = run_cli("compare", "greedy", "efficient", "--hands", 200, "--until-width", 0.01, "--max-walls", 400,
                   "--workers", 1)
     assert "planned 400 (capped by --max-walls 400); 0 of 1 arms reached it (not: A)" in res.output
-    assert "pilot: 200 walls" in res.output and "400 of 400 walls: widest interval" in res.output
+    assert "pilot: 200 walls" in res.output and "second stage: 400 of 400 walls (100%)" in res.output
 
 
 def _cell(n, k, deff=1.0):
