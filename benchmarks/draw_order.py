@@ -15,6 +15,7 @@ import numpy as np
 
 from simcore.contract import records as rec
 from simcore.contract.rules import PRESETS, preset
+from simcore.engine import RunOptions
 from simcore.runs.analysis import chi2_sf
 
 PLAYERS = ("greedy", "expert+void=random")   # random voids make pigs frequent enough to compare
@@ -67,7 +68,7 @@ def draw_uniformity(rules, hands: int, indices: int = 40) -> float:
     fns = seat_functions(parse_seats("greedy"))
     counts = np.zeros((indices, 27), np.int64)
     for g in range(hands):
-        L = run_traced(rules, fns, SEED, g, g % 4, check=False, draw_order="seat")[1]
+        L = run_traced(rules, fns, SEED, g, g % 4, check=False, options=RunOptions("seat"))[1]
         tiles = L[L[:, rec.LW_EVENT] == rec.EV_DRAW, rec.LW_FIELDS + 1][:indices]
         counts[np.arange(len(tiles)), tiles] += 1
     ps = []

@@ -470,7 +470,7 @@ def _replay_kernel(tab, fns, setup, rfns, arena, states, hands, discards, dealt_
                 nets[i, s] = st[0, s, rec.S_NET]
 
 
-def replay_counts(rules, players, seed: int, hands, threads: int | None = None, draw_order: str = "table") -> dict:
+def replay_counts(rules, players, seed: int, hands, threads: int | None = None, options=None) -> dict:
     """Per replayed hand (rows in the order of ``hands``) and seat: ``discards``, ``dealt_in``
     and ``net``, counted from the engine's event log (``simcore.engine.play_traced``)."""
     from simcore.contract.tables import load_tables
@@ -485,7 +485,8 @@ def replay_counts(rules, players, seed: int, hands, threads: int | None = None, 
     threads = threads or nb.config.NUMBA_NUM_THREADS
     nb.set_num_threads(threads)
     parts = max(1, min(threads, m))
-    proto = E.new_state(E.engine_rules(rules, draw_order), seed, 0, _WIN_CAP, _PAY_CAP, None, LOG_CAP, False)
+    options = options or E.RunOptions()
+    proto = E.new_state(rules.to_array(), options.to_array(), seed, 0, _WIN_CAP, _PAY_CAP, None, LOG_CAP, False)
     states = np.tile(proto, (parts, 1))
     events = np.zeros(m, np.int64)
     if SIG_REPLAY.args not in _replay_kernel.overloads:   # compiled when a ladder first needs it
@@ -500,22 +501,20 @@ def replay_counts(rules, players, seed: int, hands, threads: int | None = None, 
     return out
 
 
-def play_table(rules, plan: TablePlan, walls: int, seed: int, threads: int | None = None,
-               draw_order: str = "table", value_weights=None) -> Table:
-    """Play one table's walls with ``run_batch`` (measuring luck with ``value_weights``) and count
-    its stat seats' discards exactly."""
+def play_table(rules, plan: TablePlan, walls: int, seed: int, threads: int | None = None, options=None) -> Table:
+    """Play one table's walls with ``run_batch`` (``options``: its draw order, luck measured with
+    the value model's weights) and count its stat seats' discards exactly."""
     from simcore.runs.batch import run_batch
     from strategies.registry import seat_functions
 
     threads = threads or nb.config.NUMBA_NUM_THREADS
     players = seat_functions(list(plan.seats))
     names = [s.canonical for s in plan.seats]
-    res = run_batch(rules, players, seed, 0, walls, threads=threads, seat_names=names, draw_order=draw_order,
-                    value_weights=value_weights)
-    return table_from(rules, plan, res, seed, threads, draw_order)
+    res = run_batch(rules, players, seed, 0, walls, threads=threads, seat_names=names, options=options)
+    return table_from(rules, plan, res, seed, threads, options)
 
 
-def table_from(rules, plan: TablePlan, res, seed: int, threads: int | None, draw_order: str) -> Table:
+def table_from(rules, plan: TablePlan, res, seed: int, threads: int | None, options) -> Table:
     """A table's kept arrays from its ``BatchResult``, discards counted exactly (hands the counts
     cannot give are replayed with the log on)."""
     from strategies.registry import seat_functions
@@ -523,7 +522,7 @@ def table_from(rules, plan: TablePlan, res, seed: int, threads: int | None, draw
     t, replay = table_of(res, rules, plan.stat_seats)
     del res   # the next batch of this thread reuses its arrays
     if len(replay):
-        got = replay_counts(rules, seat_functions(list(plan.seats)), seed, replay, threads, draw_order)
+        got = replay_counts(rules, seat_functions(list(plan.seats)), seed, replay, threads, options)
         if not np.array_equal(got["net"], t.nets[replay]):
             raise RuntimeError("a hand replayed with the log on gave other nets than the batch (engine bug)")
         t.discards[replay] = got["discards"]
@@ -534,7 +533,7 @@ def table_from(rules, plan: TablePlan, res, seed: int, threads: int | None, draw
 
 
 def play_shadowed_cell(rules, field: TablePlan, rotations: list, walls: int, seed: int, threads: int | None,
-                       draw_order: str, value_weights=None) -> tuple[Table, list[Table], int]:
+                       options) -> tuple[Table, list[Table], int]:
     """A uniform field's table and a play's four rotation tables (``rotations``: the play at seat
     r), played together where the play answers as the field would (``batch.run_shadowed``: the
     same results, hand for hand, as playing each table); also the walls on which any rotation
@@ -544,9 +543,9 @@ def play_shadowed_cell(rules, field: TablePlan, rotations: list, walls: int, see
     threads = threads or nb.config.NUMBA_NUM_THREADS
     play = rotations[0].seats[0]
     res_f, res_r, differed = run_shadowed(rules, field.seats[0], play, seed, 0, walls, threads=threads,
-                                          draw_order=draw_order, value_weights=value_weights)
-    tables = [table_from(rules, plan, res, seed, threads, draw_order) for plan, res in zip(rotations, res_r)]
-    return table_from(rules, field, res_f, seed, threads, draw_order), tables, int(differed.any(axis=1).sum())
+                                          options=options)
+    tables = [table_from(rules, plan, res, seed, threads, options) for plan, res in zip(rotations, res_r)]
+    return table_from(rules, field, res_f, seed, threads, options), tables, int(differed.any(axis=1).sum())
 
 
 # -- the ladder ---------------------------------------------------------------------------------
@@ -588,7 +587,7 @@ def run_preset(config: Config, preset_name: str, tables: list[TablePlan], log=No
 
     rules = preset(preset_name)
     walls = config.walls
-    weights = shipped(rules)[0] if config.estimator == "luck" else None
+    options = E.RunOptions(config.draw_order, shipped(rules)[0] if config.estimator == "luck" else None)
     played: dict[tuple, Table] = {}
     differed: dict[tuple, int] = {}   # (field, play): walls on which a shadowed play's rotations differed
     by_cell: dict[tuple, list] = {}
@@ -607,7 +606,7 @@ def run_preset(config: Config, preset_name: str, tables: list[TablePlan], log=No
                 and can_shadow(f.seat, p.seat)):
             field_plan = next(t for t in tables if t.key == needed[0])
             field_t, rot_t, differed[(f.label, p.label)] = play_shadowed_cell(
-                rules, field_plan, rotations, walls, config.seed, config.threads, config.draw_order, weights)
+                rules, field_plan, rotations, walls, config.seed, config.threads, options)
             if needed[0] not in played:
                 played[needed[0]] = field_t
                 new_hands += walls
@@ -619,7 +618,7 @@ def run_preset(config: Config, preset_name: str, tables: list[TablePlan], log=No
             if key in played:
                 continue
             plan = next(t for t in tables if t.key == key)
-            played[key] = play_table(rules, plan, walls, config.seed, config.threads, config.draw_order, weights)
+            played[key] = play_table(rules, plan, walls, config.seed, config.threads, options)
             new_hands += walls
             new_replayed += played[key].replayed
         hands += new_hands

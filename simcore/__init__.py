@@ -148,6 +148,7 @@ def replay(hands=0, rules="battle", sets=None, seats: str | None = None, seed: i
             events = [json.loads(line) for line in Path(events).read_text().splitlines() if line.strip()]
         return HandViewer.from_events(events)
     from simcore.inspection.review import review_hands
+    from simcore.engine import RunOptions
     from simcore.inspection.run_hands import hands_of_run, independent_hands, parse_hands
 
     hands = parse_hands(hands)
@@ -159,7 +160,7 @@ def replay(hands=0, rules="battle", sets=None, seats: str | None = None, seed: i
         from simcore.contract.rules import resolve
         from strategies.registry import parse_seats
 
-        setups = independent_hands(resolve(rules, sets), parse_seats(seats), seed, hands, draw_order)
+        setups = independent_hands(resolve(rules, sets), parse_seats(seats), seed, hands, RunOptions(draw_order))
     traced = [h.trace(run) for h in setups]
     reviews = None if review is None else review_hands(setups, traced, review, rollouts, policy)
     return HandViewer([t.events for t in traced], reviews=reviews)
@@ -178,5 +179,7 @@ def analyze(run=None, hand: int = 0, seat: int = 0, decision: int | None = None,
     """
     from simcore.inspection.review import analyze as _analyze
 
+    from simcore.engine import RunOptions
+
     return _analyze(run, hand, seat, decision, rollouts, policy, rules, sets, seats, seed, discards, progress,
-                    allow_changed_strategy, draw_order)
+                    allow_changed_strategy, RunOptions(draw_order))

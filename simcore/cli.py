@@ -355,6 +355,7 @@ def trace_cmd(run_dir, rules_spec, sets, seed, hands, seats_spec, fmt, out, revi
         sichuan trace --rules flow --seed 1 --hand 0 --format html -o hand.html
         sichuan trace --seed 7 --hand 3 --format html --review 0 -o review.html
     """
+    from simcore.engine import RunOptions
     from simcore.inspection.run_hands import ONLY_THE_RUNS_OWN, hands_of_run, independent_hands
     from simcore.inspection.trace import to_jsonl, to_text
 
@@ -379,7 +380,7 @@ def trace_cmd(run_dir, rules_spec, sets, seed, hands, seats_spec, fmt, out, revi
             raise CliError(_one_line(exc)) from None
     else:
         setups = independent_hands(resolve_rules(rules_spec, sets), resolve_seats(seats_spec),
-                                   0 if seed is None else seed, wanted, draw_order)
+                                   0 if seed is None else seed, wanted, RunOptions(draw_order))
     traced = [h.trace(run_dir) for h in setups]
     # a hand stopped by an illegal answer shows its events up to it and an error event saying
     # why, then the command stops with the one-line message
@@ -789,6 +790,7 @@ def analyze_cmd(run_dir, rules_spec, sets, seed, hand, seat, decision, rollouts,
         sichuan analyze --seed 7 --hand 3 --seat 0 --decision 0 --rollouts 1000
         sichuan analyze runs/demo --hand 12 --seat 2 --rollouts 200
     """
+    from simcore.engine import RunOptions
     from simcore.inspection.review import hand_setup, judge_hand
     from simcore.inspection.run_hands import ONLY_THE_RUNS_OWN
 
@@ -799,7 +801,7 @@ def analyze_cmd(run_dir, rules_spec, sets, seed, hand, seat, decision, rollouts,
             h = hand_setup(run=run_dir, hand=hand, allow_changed_strategy=allow_changed_strategy)
         else:
             h = hand_setup(hand=hand, rules=resolve_rules(rules_spec, sets), seats=resolve_seats(seats_spec),
-                           seed=0 if seed is None else seed, draw_order=draw_order)
+                           seed=0 if seed is None else seed, options=RunOptions(draw_order))
         show = None
         if decision is None:
             def show(k, p):

@@ -18,13 +18,14 @@ from simcore.engine.kernel import (
     shadowed_kernel, traced,
 )
 from simcore.engine.luck import FEATURE_NAMES, N_FEATURES
+from simcore.engine.options import RunOptions
 from simcore.engine.sample import (
     WK_END, WK_SHAPE, arena_for, arena_with, play_table, pose, sample_failure, sample_state, sample_table,
     set_answer,
 )
 from simcore.engine.state import (
     AGENTS_PAUSE, AT_END, DEAL_END, N_DRAWABLE, PAUSED, ROLLOUT_STATE_LEN, STATE_FIELDS, buffer_caps, concealed,
-    engine_rules, events_logged, hand_index, hand_over, is_locked, kongs_declared, layout, log_rows, meld_counts,
+    events_logged, hand_index, hand_over, is_locked, kongs_declared, layout, log_rows, meld_counts,
     melds, new_state, script_used, seat_view, set_pause, state_table, void_of, wall_tiles,
 )
 
@@ -32,7 +33,7 @@ __all__ = [
     "agents",
     # entry points and what sizes their inputs
     "play_batch", "play_shadowed", "play_fit", "play_traced", "batch_kernel", "shadowed_kernel", "fit_kernel",
-    "traced", "BLOCK", "FIT_LEN", "arena_len", "engine_rules", "N_FEATURES", "FEATURE_NAMES",
+    "traced", "BLOCK", "FIT_LEN", "arena_len", "RunOptions", "N_FEATURES", "FEATURE_NAMES",
     # one hand's state: made, played on, read
     "new_state", "layout", "log_rows", "play_hand", "play_on", "STATE_FIELDS", "state_table", "ROLLOUT_STATE_LEN",
     "AT_END", "PAUSED", "AGENTS_PAUSE", "DEAL_END", "N_DRAWABLE",

@@ -398,13 +398,13 @@ def _pay_rewards(S, E, reward):
 
 
 @nb.njit(cache=True)
-def init_tables(ST, E, A, R, seed, agents, first, stride, last, match_mode, win_cap, pay_cap, tab, fns, setup, rfns,
+def init_tables(ST, E, A, R, OPT, seed, agents, first, stride, last, match_mode, win_cap, pay_cap, tab, fns, setup, rfns,
                 arena):
     """Every table's header, players and arena (``A[i]``); table i at item first + i, dealt, not played."""
     hpm = R[R_HANDS_PER_MATCH] if match_mode else 1
     for i in range(ST.shape[0]):
         S = data_ptr(ST[i])
-        _start_block(S, data_ptr(A[i]), R, seed, win_cap, pay_cap, False, tab, fns, setup, rfns, arena)
+        _start_block(S, data_ptr(A[i]), R, OPT, seed, win_cap, pay_cap, False, tab, fns, setup, rfns, arena)
         S[O_AGENTS] = agents
         S[O_PAUSE] = AGENTS_PAUSE
         for j in range(E_LEN):
@@ -600,7 +600,7 @@ def state_len(win_cap: int, pay_cap: int) -> int:
 
 _I64T = nb.types.int64
 _M2 = _I64T[:, ::1]
-SIG_INIT = nb.types.void(_M2, _M2, _M2, _I64T[::1], _I64T, _I64T, _I64T, _I64T, _I64T, nb.types.boolean, _I64T, _I64T,
+SIG_INIT = nb.types.void(_M2, _M2, _M2, _I64T[::1], _I64T[::1], _I64T, _I64T, _I64T, _I64T, _I64T, nb.types.boolean, _I64T, _I64T,
                          nb.types.uint8[::1], _FNS, _I64T[::1], _FNS, _I64T[::1])
 _FNS3 = nb.types.UniTuple(vw.STRATEGY_TYPE, 3)
 SIG_ADDRESSES = nb.types.void(_FNS3, _I64T[::1])

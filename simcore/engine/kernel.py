@@ -23,12 +23,14 @@ from simcore.contract.tiles import N_TILES
 from simcore.engine.hand import play_hand, play_on, _write_rows
 from simcore.engine.luck import N_FEATURES
 from simcore.engine.luck_terms import fit_hand
+from simcore.engine.options import OPT_DRAW_ORDER, OPT_LUCK_ON, OPT_VALUE
 from simcore.engine.shadow import _seat_arm
 from simcore.engine.state import (
-    ALL_SEATS, AT_END, I64, O_ARENA, O_AT, O_CHECK, O_ERR, O_FIT, O_FIXED_END, O_FIXED_WALL, O_FIXED_WALL_N,
-    O_FNS, O_G, O_LOG_CAP, O_LUCK_ON, O_NET, O_OFF_LOG, O_OFF_PBUF, O_OFF_SCRIPT, O_OFF_WBUF, O_PAUSE, O_PCAP,
-    O_REVEALED_ROWS, O_RULES, O_SCORES_IN, O_SCRATCH_USE, O_SCRIPT_LEN, O_SEED, O_SH_DONE, O_SH_FNS, O_SH_K,
-    O_SH_ON, O_SH_RNG, O_SH_SAME, O_SH_SCR, O_SH_SETUP, O_TAB, O_TAB_LEN, O_VALUE, O_WCAP, SH_DIFFERED, ZERO,
+    ALL_SEATS, AT_END, I64, O_ARENA, O_AT, O_CHECK, O_DRAW_ORDER, O_ERR, O_FIT, O_FIXED_END, O_FIXED_WALL,
+    O_FIXED_WALL_N, O_FNS, O_G, O_LOG_CAP, O_LUCK_ON, O_NET, O_OFF_LOG, O_OFF_PBUF, O_OFF_SCRIPT, O_OFF_WBUF,
+    O_PAUSE, O_PCAP, O_REVEALED_ROWS, O_RULES, O_SCORES_IN, O_SCRATCH_USE, O_SCRIPT_LEN, O_SEED, O_SH_DONE,
+    O_SH_FNS, O_SH_K, O_SH_ON, O_SH_RNG, O_SH_SAME, O_SH_SCR, O_SH_SETUP, O_TAB, O_TAB_LEN, O_VALUE, O_WCAP,
+    SH_DIFFERED, ZERO,
 )
 from simcore.engine.table import _v
 
@@ -40,19 +42,19 @@ _I64T = nb.types.int64
 _FNS = nb.types.UniTuple(vw.STRATEGY_TYPE, 12)
 _OUT2 = nb.types.int32[:, ::1]
 _OUT3 = nb.types.int32[:, :, ::1]
-SIG_BATCH = nb.types.void(nb.types.uint8[::1], _I64T[::1], _FNS, _I64T[::1], _FNS, _I64T[::1], _I64T, _I64T, _I64T,
+SIG_BATCH = nb.types.void(nb.types.uint8[::1], _I64T[::1], _I64T[::1], _FNS, _I64T[::1], _FNS, _I64T[::1], _I64T, _I64T, _I64T,
                           nb.types.boolean, nb.types.boolean, _OUT2, _OUT3, _OUT3, _OUT3)
-SIG_SHADOWED = nb.types.void(nb.types.uint8[::1], _I64T[::1], _FNS, _I64T[::1], _FNS, _I64T[::1], _FNS, _I64T[::1],
+SIG_SHADOWED = nb.types.void(nb.types.uint8[::1], _I64T[::1], _I64T[::1], _FNS, _I64T[::1], _FNS, _I64T[::1], _FNS, _I64T[::1],
                              _I64T, _I64T, _I64T, _I64T, nb.types.boolean, _OUT2, _OUT3, _OUT3, _OUT3, _OUT2, _OUT3,
                              _OUT3, _OUT3, nb.types.boolean[:, ::1])
-SIG_FIT = nb.types.void(nb.types.uint8[::1], _I64T[::1], _FNS, _I64T[::1], _FNS, _I64T[::1], _I64T, _I64T, _I64T,
+SIG_FIT = nb.types.void(nb.types.uint8[::1], _I64T[::1], _I64T[::1], _FNS, _I64T[::1], _FNS, _I64T[::1], _I64T, _I64T, _I64T,
                         nb.types.float64[:, ::1])
 SIG_TRACED = nb.types.void(nb.types.uint8[::1], _FNS, _I64T[::1], _FNS, _I64T[::1], _I64T, _I64T[::1], _I64T[::1],
                            _I64T, _I64T[::1], _OUT2, _OUT3, _OUT3, _OUT3)
 
 
 @nb.njit(cache=True, _nrt=False)
-def _init_header(S, R, seed, win_cap, pay_cap, check):
+def _init_header(S, R, OPT, seed, win_cap, pay_cap, check):
     """The header of a batch block's S: buffers right after the views, no script, no log."""
     S[O_OFF_WBUF] = O_FIXED_END
     S[O_OFF_PBUF] = O_FIXED_END + win_cap * N_WIN_FIELDS
@@ -66,12 +68,12 @@ def _init_header(S, R, seed, win_cap, pay_cap, check):
     S[O_SEED] = seed
     S[O_REVEALED_ROWS] = ALL_SEATS
     S[O_FIXED_WALL_N] = 0
-    for i in range(min(R.shape[0], N_RULE_FIELDS + 1)):
+    for i in range(N_RULE_FIELDS):
         S[O_RULES + i] = R[i]
-    if R.shape[0] > N_RULE_FIELDS + 1:
-        S[O_LUCK_ON] = R[N_RULE_FIELDS + 1]
-        for i in range(N_FEATURES):
-            S[O_VALUE + i] = R[N_RULE_FIELDS + 2 + i]
+    S[O_DRAW_ORDER] = OPT[OPT_DRAW_ORDER]
+    S[O_LUCK_ON] = OPT[OPT_LUCK_ON]
+    for i in range(N_FEATURES):
+        S[O_VALUE + i] = OPT[OPT_VALUE + i]
 
 
 @nb.njit(cache=True)
@@ -84,9 +86,9 @@ def _store_strategies(S, at, fns):
 
 
 @nb.njit(cache=True)
-def _start_block(S, A, R, seed, win_cap, pay_cap, check, tab, fns, setup, rfns, arena):
+def _start_block(S, A, R, OPT, seed, win_cap, pay_cap, check, tab, fns, setup, rfns, arena):
     """A batch block's S (and its arena A, ``arena_len(arena)`` slots): header, players, arenas."""
-    _init_header(S, R, seed, win_cap, pay_cap, check)
+    _init_header(S, R, OPT, seed, win_cap, pay_cap, check)
     _set_players(S, tab, fns, setup)
     _set_arenas(S, A, rfns, arena)
 
@@ -144,7 +146,7 @@ def _set_arenas(S, A, rfns, arena):
 
 
 @nb.njit(cache=True, parallel=True, nogil=True)
-def play_batch(tab, R, fns, setup, rfns, arena, seed, first, n_items, match_mode, check, hand_out, seat_out, win_out,
+def play_batch(tab, R, OPT, fns, setup, rfns, arena, seed, first, n_items, match_mode, check, hand_out, seat_out, win_out,
                pay_out):
     """Play ``n_items`` independent hands (global indices first..) or matches (first..) into the
     output rows. Independent hand g is dealt by seat g mod 4. A match plays
@@ -168,7 +170,7 @@ def play_batch(tab, R, fns, setup, rfns, arena, seed, first, n_items, match_mode
         S_own = np.zeros(s_len, np.int64)
         S = data_ptr(S_own)
         A_own = np.zeros(arena_len(arena), np.int64)
-        _start_block(S, data_ptr(A_own), R, seed, I64(win_cap), I64(pay_cap), check, tab, fns, setup, rfns, arena)
+        _start_block(S, data_ptr(A_own), R, OPT, seed, I64(win_cap), I64(pay_cap), check, tab, fns, setup, rfns, arena)
         lo = b * BLOCK
         hi = min(lo + BLOCK, n_items)
         for item in range(lo, hi):
@@ -195,7 +197,7 @@ def play_batch(tab, R, fns, setup, rfns, arena, seed, first, n_items, match_mode
 
 
 @nb.njit(cache=True, parallel=True, nogil=True)
-def play_shadowed(tab, R, fns, setup, rfns, arena, arm_fns, arm_setup, same, seed, first, n_items, check, hand_out,
+def play_shadowed(tab, R, OPT, fns, setup, rfns, arena, arm_fns, arm_setup, same, seed, first, n_items, check, hand_out,
                   seat_out, win_out, pay_out, arm_hand, arm_seat, arm_win, arm_pay, differed):
     """Independent hands first.. of the field (``fns``) into the output rows, and of the arm
     (``arm_fns``, ``arm_setup``: its strategies as if it sat at every seat) at each seat r in turn
@@ -220,7 +222,7 @@ def play_shadowed(tab, R, fns, setup, rfns, arena, arm_fns, arm_setup, same, see
         S_own = np.zeros(s_len, np.int64)
         S = data_ptr(S_own)
         A_own = np.zeros(arena_len(arena), np.int64)
-        _start_block(S, data_ptr(A_own), R, seed, I64(win_cap), I64(pay_cap), check, tab, fns, setup, rfns, arena)
+        _start_block(S, data_ptr(A_own), R, OPT, seed, I64(win_cap), I64(pay_cap), check, tab, fns, setup, rfns, arena)
         _store_strategies(S, O_SH_FNS, arm_fns)
         for i in range(vw.SETUP_LEN):
             S[O_SH_SETUP + i] = arm_setup[i]
@@ -255,9 +257,9 @@ def play_shadowed(tab, R, fns, setup, rfns, arena, arm_fns, arm_setup, same, see
 
 
 @nb.njit(cache=True, parallel=True, nogil=True)
-def play_fit(tab, R, fns, setup, rfns, arena, seed, first, n_items, sums):
-    """Play independent hands first.. with each seat's luck per feature recorded (``R`` must
-    measure luck: ``engine_rules`` with weights): block b adds its hands' sums to ``sums[b]``
+def play_fit(tab, R, OPT, fns, setup, rfns, arena, seed, first, n_items, sums):
+    """Play independent hands first.. with each seat's luck per feature recorded (``OPT`` must
+    measure luck: ``RunOptions`` with weights): block b adds its hands' sums to ``sums[b]``
     (``FIT_LEN`` floats: X'X, X'y, then the nets' count, sum and sum of squares;
     ``simcore.runs.value_model`` sums the blocks and solves). Results do not depend on thread
     count: each block sums its own hands."""
@@ -268,7 +270,7 @@ def play_fit(tab, R, fns, setup, rfns, arena, seed, first, n_items, sums):
         S_own = np.zeros(s_len, np.int64)
         S = data_ptr(S_own)
         A_own = np.zeros(arena_len(arena), np.int64)
-        _start_block(S, data_ptr(A_own), R, seed, ZERO, ZERO, False, tab, fns, setup, rfns, arena)
+        _start_block(S, data_ptr(A_own), R, OPT, seed, ZERO, ZERO, False, tab, fns, setup, rfns, arena)
         S[O_FIT] = address_of(data_ptr(sums[b]))
         for item in range(b * BLOCK, min(b * BLOCK + BLOCK, n_items)):
             S[O_G] = first + item

@@ -32,9 +32,10 @@ import numpy as np
 
 from simcore.contract import view as vw
 from simcore.contract.records import LOG_WIDTH, N_PAY_FIELDS, N_QUESTIONS, N_REASONS, N_SITUATIONS, N_WIN_FIELDS
-from simcore.contract.rules import DRAW_ORDERS, N_RULE_FIELDS, check_draw_order
+from simcore.contract.rules import DRAW_ORDERS, N_RULE_FIELDS
 from simcore.contract.tiles import DEALER_TILES, HAND_TILES, N_KINDS, N_SUITS, N_TILES
 from simcore.engine.luck import N_FEATURES
+from simcore.engine.options import OPT_DRAW_ORDER, OPT_LUCK_ON, OPT_VALUE
 
 I64 = np.int64
 ZERO, ONE, MINUS_ONE = I64(0), I64(1), I64(-1)
@@ -43,7 +44,7 @@ IN_HEADER, IN_WALL, IN_HAND, IN_VIEWS, IN_WORK = "header", "wall", "hand", "view
 REGIONS = (IN_HEADER, IN_WALL, IN_HAND, IN_VIEWS, IN_WORK)
 REBUILT, LEFT_ZERO = "rebuilt", "zero"  # what a rollout does with a field
 
-N_RULE_SLOTS = 48           # header room for the rule array
+N_RULE_SLOTS = vw.N_RULE_SLOTS  # header room for the rule array, as the view's
 N_PAT_SLOTS = 16            # header room for a win's patterns
 VIEW_LEN = vw.VIEW_LEN
 
@@ -80,8 +81,7 @@ STATE_FIELDS = (
     _f("O_TAB_LEN", 1, H, R, "their length"),
     _f("O_FIXED_WALL_N", 1, H, Z, "N_TILES when the next hand's wall is the one at O_FIXED_WALL (scenarios), else 0"),
     _f("O_LOG_SPARE", 1, H, Z, "where log cells beyond the log's capacity land (never read)"),
-    _f("O_RULES", N_RULE_SLOTS, H, R, "the rule set (``RuleSet.to_array``), N_RULE_FIELDS slots, then the draw "
-                                      "order (a rollout's: table order, 0)"),
+    _f("O_RULES", N_RULE_SLOTS, H, R, "the rule set (``RuleSet.to_array``), N_RULE_FIELDS slots"),
     _f("O_PATS", N_PAT_SLOTS, H, Z, "scratch: a win's patterns"),
     _f("O_WINNERS", 8, H, Z, "scratch: the seats winning on one tile"),
     _f("O_FNS", 24, H, R, "[2 * (group*4 + seat)]: a strategy's ``nrt.strategy_addresses``; group 0 play, "
@@ -94,7 +94,10 @@ STATE_FIELDS = (
                            "(rollout players do not search)"),
     _f("O_FIXED_WALL", N_TILES, H, Z, "a scenario's wall"),
     _f("O_SWAPS", N_TILES, H, Z, "scratch: the shuffle's swap partners [i], i = 1..WALL_LAST"),
-    _f("O_LUCK_ON", 1, H, Z, "1: the hands measure each seat's luck (``simcore.engine.luck_play``)"),
+    # the run's options (``simcore.engine.options``; not rules: the views never see them)
+    _f("O_DRAW_ORDER", 1, H, Z, "how draws take wall positions: ORDER_TABLE or ORDER_SEAT (a rollout draws in "
+                                "table order, 0)"),
+    _f("O_LUCK_ON", 1, H, Z, "1: the hands measure each seat's luck (``simcore.engine.luck_terms``)"),
     _f("O_VALUE", N_FEATURES, H, Z, "the value model's weights (``luck``), N_FEATURES float64 bits"),
     _f("O_FIT", 1, H, Z, "address of the value-model fit sums (float64), 0: not fitting"),
     _f("O_SH_ON", 1, H, Z, "1: every seat's questions are also put to an arm's strategies (``shadow``)"),
@@ -222,7 +225,7 @@ O_OFF_WBUF: int; O_OFF_PBUF: int; O_OFF_SCRIPT: int; O_OFF_LOG: int; O_WCAP: int
 O_SCRIPT_LEN: int; O_LOG_CAP: int; O_CHECK: int; O_SEED: int; O_G: int; O_REVEALED_ROWS: int; O_TAB: int
 O_TAB_LEN: int; O_FIXED_WALL_N: int; O_LOG_SPARE: int; O_RULES: int; O_PATS: int; O_WINNERS: int; O_FNS: int
 O_SCORES_IN: int; O_SCRATCH_USE: int; O_PAUSE: int; O_ARENA: int; O_FIXED_WALL: int; O_SWAPS: int
-O_LUCK_ON: int; O_VALUE: int; O_FIT: int; O_SH_ON: int; O_SH_FNS: int; O_SH_SETUP: int; O_SH_SAME: int
+O_DRAW_ORDER: int; O_LUCK_ON: int; O_VALUE: int; O_FIT: int; O_SH_ON: int; O_SH_FNS: int; O_SH_SETUP: int; O_SH_SAME: int
 O_AGENTS: int; O_AGENT_ANS: int; O_AGENT_SKIP: int; O_WALL: int; O_HAND: int; O_CODES: int; O_MELD_KIND: int
 O_MELD_TILE: int; O_N_MELDS: int; O_MELD_CNT: int; O_N_KONGS: int; O_PILE: int; O_ASIDE: int; O_VOID: int
 O_WINS: int; O_OUT: int; O_LOCKED: int; O_PASSLOCK: int; O_DRAWS: int; O_KONG_RECV: int; O_NET: int
@@ -245,14 +248,12 @@ DEAL_END = DEALER_TILES + 3 * HAND_TILES  # the deal takes wall[0:DEAL_END]; dra
 WALL_LAST = N_TILES - 1     # kong replacements are drawn from here backwards
 N_DRAWABLE = N_TILES - DEAL_END  # positions DEAL_END..WALL_LAST, each drawn once
 assert N_DRAWABLE < 63       # their drawn set is one int64's bits (O_USED)
-# How draws take wall positions (RULES.md: Rulings where the documents are silent, draw order; not a
-# rule, so the views do not see it): ORDER_TABLE from the front, replacements from the back;
-# ORDER_SEAT each seat its own positions. The engine's rule array carries it in the slot after the
-# rules (``engine_rules``).
+# How draws take wall positions (RULES.md: Rulings where the documents are silent, draw order; a run
+# option, not a rule: O_DRAW_ORDER): ORDER_TABLE from the front, replacements from the back;
+# ORDER_SEAT each seat its own positions.
 ORDER_TABLE, ORDER_SEAT = I64(DRAW_ORDERS.index("table")), I64(DRAW_ORDERS.index("seat"))
-R_DRAW_ORDER = N_RULE_FIELDS
 SH_UNKNOWN = I64(-99)       # a seat's shanten lower bound when nothing is known
-assert N_RULE_FIELDS + 1 <= N_RULE_SLOTS
+assert N_RULE_FIELDS <= N_RULE_SLOTS
 assert vw.V_SCRATCH == vw.V_ZEROED  # one memset zeroes a view's per-hand slots and its scratch
 
 # A turn starts with the dealer's initial tiles, a draw, a kong replacement, or a pung (no draw).
@@ -282,9 +283,10 @@ def layout(win_cap: int, pay_cap: int, script_len: int, log_rows: int) -> tuple[
 ROLLOUT_STATE_LEN = layout(0, 0, 1, 0)[0]  # a rollout state: no buffers, one forced answer per seat
 
 
-def new_state(R, seed: int, g: int, win_cap: int, pay_cap: int, script=None, log_rows: int = 0,
+def new_state(R, OPT, seed: int, g: int, win_cap: int, pay_cap: int, script=None, log_rows: int = 0,
               check: bool = True) -> np.ndarray:
-    """S for one traced or scripted hand: header filled, script copied in, room for the log."""
+    """S for one traced or scripted hand: header filled (the rule array ``RuleSet.to_array`` and
+    the options array ``options.RunOptions.to_array``), script copied in, room for the log."""
     script = np.zeros((4, 0, 3), np.int64) if script is None else np.ascontiguousarray(script, np.int64)
     length, offs = layout(win_cap, pay_cap, script.shape[1], log_rows)
     S = np.zeros(length, np.int64)
@@ -294,31 +296,12 @@ def new_state(R, seed: int, g: int, win_cap: int, pay_cap: int, script=None, log
     S[O_SEED] = seed
     S[O_G] = g
     S[O_REVEALED_ROWS] = ALL_SEATS
-    _header_from_rules(S, R)
+    S[O_RULES:O_RULES + len(R)] = R
+    S[O_DRAW_ORDER] = OPT[OPT_DRAW_ORDER]
+    S[O_LUCK_ON] = OPT[OPT_LUCK_ON]
+    S[O_VALUE:O_VALUE + N_FEATURES] = OPT[OPT_VALUE:OPT_VALUE + N_FEATURES]
     S[offs[2]:offs[2] + script.size] = script.ravel()
     return S
-
-
-def engine_rules(rules, draw_order: str = "table", value_weights=None) -> np.ndarray:
-    """The engine's rule array: the rule set's (``RuleSet.to_array``), the draw order, then with
-    ``value_weights`` (the value model's N_FEATURES weights) a 1 and the weights' float64 bits:
-    the hands measure each seat's luck."""
-    head = np.append(rules.to_array(), np.int64(DRAW_ORDERS.index(check_draw_order(draw_order))))
-    if value_weights is None:
-        return head
-    w = np.ascontiguousarray(value_weights, np.float64)
-    if w.shape != (N_FEATURES,):
-        raise ValueError(f"a value model has {N_FEATURES} weights, not {w.shape}")
-    return np.concatenate([head, [1], w.view(np.int64)])
-
-
-def _header_from_rules(S, R) -> None:
-    """The rule array (``engine_rules``) into a header: rules and draw order, luck and weights."""
-    n = min(len(R), N_RULE_FIELDS + 1)
-    S[O_RULES:O_RULES + n] = R[:n]
-    if len(R) > N_RULE_FIELDS + 1:
-        S[O_LUCK_ON] = R[N_RULE_FIELDS + 1]
-        S[O_VALUE:O_VALUE + N_FEATURES] = R[N_RULE_FIELDS + 2:N_RULE_FIELDS + 2 + N_FEATURES]
 
 
 def log_rows(S) -> np.ndarray:

@@ -28,10 +28,10 @@ from simcore.contract.rules import (
 from simcore.contract.tiles import N_KINDS, N_RANKS, N_SUITS
 from simcore.contract.view import M_KONG_CONCEALED, M_PUNG, VIEW_LEN
 from simcore.engine.state import (
-    DEAL_END, I64, N_DRAWABLE, O_BACK, O_CODES, O_ERR, O_FRONT, O_HAND, O_LEFT, O_LOG_CAP, O_LOG_SPARE,
-    O_MELD_CNT, O_MELD_KIND, O_MELD_TILE, O_N1, O_N2, O_N_EV, O_N_KONGS, O_N_MELDS, O_OFF_LOG, O_OUT, O_OWN,
-    O_PASSLOCK, O_PATS, O_QUADS, O_RDY, O_RULES, O_SH_LOW, O_TAB, O_TAB_LEN, O_TOP, O_USED, O_VIEWS, O_VOID,
-    O_VOIDCNT, O_WINNERS, ONE, ORDER_SEAT, R_DRAW_ORDER, SH_UNKNOWN, ZERO,
+    DEAL_END, I64, N_DRAWABLE, O_BACK, O_CODES, O_DRAW_ORDER, O_ERR, O_FRONT, O_HAND, O_LEFT, O_LOG_CAP,
+    O_LOG_SPARE, O_MELD_CNT, O_MELD_KIND, O_MELD_TILE, O_N1, O_N2, O_N_EV, O_N_KONGS, O_N_MELDS, O_OFF_LOG,
+    O_OUT, O_OWN, O_PASSLOCK, O_PATS, O_QUADS, O_RDY, O_RULES, O_SH_LOW, O_TAB, O_TAB_LEN, O_TOP, O_USED,
+    O_VIEWS, O_VOID, O_VOIDCNT, O_WINNERS, ONE, ORDER_SEAT, SH_UNKNOWN, ZERO,
 )
 
 @nb.njit(cache=True, inline="always")
@@ -65,7 +65,7 @@ def tiles_left(S):
 @nb.njit(cache=True, inline="always")
 def undrawn(S, i):
     """Is wall position i (DEAL_END..WALL_LAST) still to be drawn?"""
-    if _r(S, R_DRAW_ORDER) == ORDER_SEAT:
+    if S[O_DRAW_ORDER] == ORDER_SEAT:
         return (S[O_USED] >> (i - DEAL_END)) & 1 == 0
     return S[O_FRONT] <= i <= S[O_BACK]
 
@@ -76,7 +76,7 @@ def _wall_position(S, seat, replacement):
     order: the front, a replacement the back. Seat order: the seat's lowest undrawn own position
     (position DEAL_END + k belongs to seat dealer + 1 + k mod 4), else the highest undrawn one."""
     S[O_LEFT] -= 1
-    if _r(S, R_DRAW_ORDER) != ORDER_SEAT:
+    if S[O_DRAW_ORDER] != ORDER_SEAT:
         if replacement:
             S[O_BACK] -= 1
             return S[O_BACK] + 1

@@ -68,9 +68,9 @@ def _schema() -> pa.Schema:
     ])
 
 
-def _config(rules, seats, record, seed: int, chunk: int, draw_order: str) -> dict:
+def _config(rules, seats, record, seed: int, chunk: int, options: K.RunOptions) -> dict:
     return {"rules": {"preset": rules.preset, **rules.options()}, "seats": [s.canonical for s in seats],
-            "record": list(record), "seed": seed, "chunk": chunk, "draw_order": draw_order,
+            "record": list(record), "seed": seed, "chunk": chunk, "draw_order": options.draw_order,
             "obs_len": AG.OBS_LEN, "n_actions": N_ACTIONS}
 
 
@@ -108,7 +108,8 @@ def record(out, rules, seats, record_seats, hands: int, seed: int = 0, chunk: in
         raise DatasetError(f"--record: seats among 0, 1, 2, 3, got {record_seats}")
     if hands < 1 or chunk < 1 or tables < 1:
         raise DatasetError("--hands, --chunk-hands and --tables must be positive")
-    cfg = _config(rules, seats, record_seats, seed, chunk, draw_order)
+    options = K.RunOptions(draw_order)
+    cfg = _config(rules, seats, record_seats, seed, chunk, options)
     with ManagedDir(out, "dataset directory", MANIFEST, ".dataset.lock", DatasetError) as d:
         old = d.existing(_read_manifest)
         if old is not None:
@@ -136,7 +137,7 @@ def record(out, rules, seats, record_seats, hands: int, seed: int = 0, chunk: in
             pending = None
             for c in todo:
                 lo, hi = c * chunk, min((c + 1) * chunk, hands)
-                rows = _play_chunk(rules, seats, record_seats, seed, lo, hi, min(tables, hi - lo), draw_order)
+                rows = _play_chunk(rules, seats, record_seats, seed, lo, hi, min(tables, hi - lo), options)
                 if pending is not None:
                     pending.result()
                 pending = writer.submit(_write_part, d.path, c, rows, lo, hi)
@@ -168,13 +169,14 @@ def _write_part(directory: Path, c: int, rows: "_Rows", lo: int, hi: int) -> Non
         raise DatasetError(f"cannot write chunk {c} of {directory}: {exc.strerror or exc}") from None
 
 
-def _play_chunk(rules, seats, record_seats, seed: int, lo: int, hi: int, n_tables: int, draw_order: str) -> "_Rows":
+def _play_chunk(rules, seats, record_seats, seed: int, lo: int, hi: int, n_tables: int,
+                options: K.RunOptions) -> "_Rows":
     """Hands lo..hi-1 on ``n_tables`` tables (table i plays lo + i, lo + i + n_tables, ...), every
     decision of the recorded seats answered by its own spec and kept as a row."""
     from simcore.env.tables import Tables
 
     specs = [s.canonical for s in seats]
-    T = Tables(n_tables, rules, specs, agents=record_seats, draw_order=draw_order)
+    T = Tables(n_tables, rules, specs, agents=record_seats, draw_order=options.draw_order)
     T.reset(seed, first=lo, stride=n_tables, last=hi - 1)
     by_spec = {}
     for s in record_seats:

@@ -95,7 +95,8 @@ class Tables:
         self.setup = self.players.setup.copy()
         for s in agents:   # an agent seat's placeholder strategies are never asked: no scratch
             self.setup[SETUP_SCRATCH + s] = 0
-        self.R = K.engine_rules(self.rules, draw_order)
+        self.R = self.rules.to_array()
+        self.OPT = K.RunOptions(draw_order).to_array()
         self.tab = load_tables()
         self.hpm = self.rules.hands_per_match if self.match else 1
         wcap, pcap = WIN_CAP[self.rules.variant], PAY_CAP[self.rules.variant]
@@ -123,7 +124,7 @@ class Tables:
         stride = self.n if stride is None else stride
         agents = sum(1 << a for a in self.agents)
         p = self.players
-        AG.init_kernel()(self.ST, self.E, self.A, self.R, np.int64(seed), np.int64(agents), np.int64(first),
+        AG.init_kernel()(self.ST, self.E, self.A, self.R, self.OPT, np.int64(seed), np.int64(agents), np.int64(first),
                        np.int64(stride), np.int64(-1 if last is None else last), bool(self.match),
                        np.int64(self.win.shape[1]), np.int64(self.pay.shape[1]), self.tab, p.fns, self.setup,
                        p.rfns, p.arena)

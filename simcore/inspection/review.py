@@ -126,7 +126,7 @@ def judge_hand(hand: RunHand, seat: int, decision: int | None = None, rollouts: 
     while True:
         p += 1
         S = run_traced(hand.rules, hand.players, hand.seed, hand.g, hand.dealer, hand.scores, pause=p, check=False,
-                       draw_order=hand.draw_order)[0]
+                       options=hand.options)[0]
         if E.hand_over(S):
             break
         q = pose(S, seat)
@@ -253,14 +253,14 @@ def review(hand: RunHand, seat: int, rollouts: int = 500, policy=None, discards:
 
 
 def hand_setup(run=None, hand: int = 0, rules="battle", sets=None, seats=None, seed: int = 0,
-               allow_changed_strategy: bool = False, draw_order: str = "table") -> RunHand:
+               allow_changed_strategy: bool = False, options=None) -> RunHand:
     """Hand ``hand`` of a run directory (its own rules, seats, seed, dealer and scores), or of the
     given rules, seats and seed (dealt by hand mod 4, as ``sichuan trace`` plays it)."""
     if run is not None:
         return hands_of_run(run, [hand], allow_changed_strategy)[0]
     from simcore.contract.rules import resolve
 
-    return independent_hands(resolve(rules, sets), _seat_specs(seats), seed, [hand], draw_order)[0]
+    return independent_hands(resolve(rules, sets), _seat_specs(seats), seed, [hand], options)[0]
 
 
 def _seat_specs(seats) -> list:
@@ -287,7 +287,7 @@ def review_hands(setups: list[RunHand], traced, seat: int, rollouts: int = 500, 
 
 def analyze(run=None, hand: int = 0, seat: int = 0, decision: int | None = None, rollouts: int = 500,
             policy=None, rules="battle", sets=None, seats=None, seed: int = 0, discards: int = 14,
-            progress: bool = False, allow_changed_strategy: bool = False, draw_order: str = "table"):
+            progress: bool = False, allow_changed_strategy: bool = False, options=None):
     """Judge seat ``seat``'s decisions in one hand by rollouts: a DataFrame with one row per
     candidate answer of each decision (or of decision ``decision``, counted from 0 over the
     questions where the seat had a choice), best first within a decision: ``mean`` net for the seat
@@ -304,7 +304,7 @@ def analyze(run=None, hand: int = 0, seat: int = 0, decision: int | None = None,
     """
     import pandas as pd
 
-    h = hand_setup(run, hand, rules, sets, seats, seed, allow_changed_strategy, draw_order)
+    h = hand_setup(run, hand, rules, sets, seats, seed, allow_changed_strategy, options)
     show = None
     if progress:
         def show(k, p):

@@ -6,11 +6,12 @@ here."""
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pyarrow.compute as pc
 
+from simcore.engine import RunOptions
 from simcore.runs import shards as rio
 from simcore.runs.runner import RunConfig, recorded_file
 from simcore.inspection.trace import TracedHand, trace_hand
@@ -59,7 +60,7 @@ class RunHand:
     match: int | None = None
     hand_in_match: int | None = None
     specs: list | None = None          # the seats' SeatSpecs (the reviewer's rollouts play them)
-    draw_order: str = "table"
+    options: RunOptions = field(default_factory=RunOptions)   # the run's options (its draw order)
 
     def trace(self, run_dir=None) -> TracedHand:
         """The hand's TRACE.md events, replayed; its hint names the command that replays it."""
@@ -67,7 +68,7 @@ class RunHand:
 
         out = trace_hand(self.rules, self.players, self.seats, self.seed, self.g, dealer=self.dealer,
                          scores=self.scores, match=self.match, hand_in_match=self.hand_in_match,
-                         draw_order=self.draw_order)
+                         options=self.options)
         if run_dir is not None:
             out.hint = trace_command(self.rules, self.seed, self.g, run_dir=run_dir)
         return out
@@ -97,15 +98,15 @@ def parse_hands(hands) -> list[int]:
     return [int(g) for g in hands]
 
 
-def independent_hands(rules, seats, seed: int, hands, draw_order: str = "table") -> list[RunHand]:
+def independent_hands(rules, seats, seed: int, hands, options: RunOptions | None = None) -> list[RunHand]:
     """Independent hands of ``rules`` (a RuleSet) and ``seats`` (SeatSpecs): hand g dealt by seat
-    g mod 4, from zero scores, its wall from (seed, g), drawn in ``draw_order``."""
+    g mod 4, from zero scores, its wall from (seed, g), drawn in the order ``options`` say."""
     from strategies.registry import seat_functions
 
     players = seat_functions(list(seats))
     names = [s.canonical for s in seats]
     return [RunHand(rules, players, names, seed, int(g), int(g) % 4, [0, 0, 0, 0], specs=list(seats),
-                    draw_order=draw_order) for g in hands]
+                    options=options or RunOptions()) for g in hands]
 
 
 def hands_of_run(run_dir, hands, allow_changed_strategy: bool = False) -> list[RunHand]:
@@ -131,10 +132,10 @@ def hands_of_run(run_dir, hands, allow_changed_strategy: bool = False) -> list[R
                 raise ValueError(f"hand {g} of {run_dir} has not been played yet (resume the run first)")
             scores = [r["score_before"] for r in sorted(rows, key=lambda r: r["seat"])]
             out.append(RunHand(cfg.rules, fns, names, cfg.seed, g, head[0]["dealer"], scores, g // hpm, g % hpm,
-                               list(seats), cfg.draw_order))
+                               list(seats), RunOptions(cfg.draw_order)))
         else:
             out.append(RunHand(cfg.rules, fns, names, cfg.seed, g, g % 4, [0, 0, 0, 0], specs=list(seats),
-                               draw_order=cfg.draw_order))
+                               options=RunOptions(cfg.draw_order)))
     return out
 
 

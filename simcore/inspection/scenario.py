@@ -165,7 +165,7 @@ class Scenario:
         def play(wall):
             return trace_hand(rules, fns, names, self.seed, self.hand_index, dealer=self.dealer, scores=self.scores,
                               fixed_wall=wall, fixed_dir=self.direction, script=script, check=True,
-                              draw_order=self.draw_order)
+                              options=E.RunOptions(self.draw_order))
 
         hand = play(self.wall())
         if self.draw_order != "table":

@@ -40,7 +40,11 @@ class TracedHand:
     index: int = 0
     rules: RuleSet | None = None
     hint: str | None = None     # the command that replays it, for its error message
-    draw_order: str = "table"
+    options: E.RunOptions = field(default_factory=E.RunOptions)   # the draw order it was played in
+
+    @property
+    def draw_order(self) -> str:
+        return self.options.draw_order
 
     @property
     def net(self) -> list[int]:
@@ -58,7 +62,7 @@ class TracedHand:
             from simcore.runs.batch import trace_command
 
             hint = (trace_command(self.rules, self.seed, self.index, self.strategies or None,
-                                  draw_order=self.draw_order) if self.rules is not None
+                                  options=self.options) if self.rules is not None
                     else f"sichuan trace --seed {self.seed} --hand {self.index}")
         return describe_error(self.hand[0], self.index, names, hint)
 
@@ -188,12 +192,12 @@ def _error_event(S, hand, strategies) -> dict:
 
 def run_traced(rules: RuleSet, players, seed: int, g: int, dealer: int, scores=None, *,
                fixed_wall=None, fixed_dir: int = 0, script=None, check: bool = True,
-               win_cap: int = 256, pay_cap: int = 1024, pause: int = 0, state=None, draw_order: str = "table"):
+               win_cap: int = 256, pay_cap: int = 1024, pause: int = 0, state=None, options=None):
     """Play hand g with the log on; returns the raw arrays (state, log, rows). ``players`` as
     ``simcore.runs.batch.run_batch`` takes them. ``pause`` > 0 stops the hand at that resume point
     (``simcore.engine.play_on``; ``simcore.engine.hand_over`` says if the hand ended first);
     ``state``, a state so stopped (or a copy), plays that hand on instead of a new one (in the
-    draw order it began with)."""
+    draw order it began with). ``options``: the run's ``simcore.engine.RunOptions`` (the draw order)."""
     from strategies.registry import players_of
 
     players = players_of(players)
@@ -201,7 +205,8 @@ def run_traced(rules: RuleSet, players, seed: int, g: int, dealer: int, scores=N
     scores0 = np.zeros(4, np.int64) if scores is None else np.asarray(scores, np.int64)
     wall = np.zeros(0, np.int64) if fixed_wall is None else np.asarray(fixed_wall, np.int64)
     if state is None:
-        S = E.new_state(E.engine_rules(rules, draw_order), seed, g, win_cap, pay_cap, script, LOG_ROWS, check)
+        S = E.new_state(rules.to_array(), (options or E.RunOptions()).to_array(), seed, g, win_cap, pay_cap, script,
+                        LOG_ROWS, check)
         E.set_pause(S, pause)
     else:
         S = state
@@ -219,7 +224,7 @@ def run_traced(rules: RuleSet, players, seed: int, g: int, dealer: int, scores=N
 
 
 def events_from_log(rules: RuleSet, strategies: list[str], seed: int, g: int, dealer: int, scores0,
-                    S, L, hand, seat, match=None, hand_in_match=None, draw_order: str = "table") -> list[dict]:
+                    S, L, hand, seat, match=None, hand_in_match=None, options=None) -> list[dict]:
     """TRACE.md events for one hand from the engine's final state and log."""
     base = {"hand": int(g)}
 
@@ -231,7 +236,7 @@ def events_from_log(rules: RuleSet, strategies: list[str], seed: int, g: int, de
 
     out = [e("start", rules=rules.preset, options=rules.options(), strategies=list(strategies),
              dealer=int(dealer), seed=int(seed), match=match, hand_in_match=hand_in_match,
-             scores=[int(x) for x in scores0], draw_order=draw_order)]
+             scores=[int(x) for x in scores0], draw_order=(options or E.RunOptions()).draw_order)]
     wall = [int(x) for x in E.wall_tiles(S)]
     hands = [[] for _ in range(4)]
     pos = 0
@@ -292,16 +297,17 @@ def events_from_log(rules: RuleSet, strategies: list[str], seed: int, g: int, de
 
 
 def trace_hand(rules: RuleSet, fns, strategies: list[str], seed: int, g: int, dealer: int | None = None,
-               scores=None, match=None, hand_in_match=None, draw_order: str = "table", **kw) -> TracedHand:
+               scores=None, match=None, hand_in_match=None, options=None, **kw) -> TracedHand:
     """Replay hand g (dealt by g mod 4 unless ``dealer``) and return its TRACE.md events."""
     if dealer is None:
         dealer = g % 4
     scores0 = [0, 0, 0, 0] if scores is None else [int(x) for x in scores]
-    S, L, hand, seat, win, pay = run_traced(rules, fns, seed, g, dealer, scores0, draw_order=draw_order, **kw)
+    options = options or E.RunOptions()
+    S, L, hand, seat, win, pay = run_traced(rules, fns, seed, g, dealer, scores0, options=options, **kw)
     events = events_from_log(rules, strategies, seed, g, dealer, scores0, S, L, hand, seat, match, hand_in_match,
-                             draw_order)
+                             options)
     return TracedHand(events, hand, seat, win, pay, S, strategies=list(strategies), seed=seed, index=g, rules=rules,
-                      draw_order=draw_order)
+                      options=options)
 
 
 def to_jsonl(events) -> str:

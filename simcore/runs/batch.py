@@ -144,7 +144,7 @@ def _replay_outgrown(sets: list, item_of: list, caps: tuple[int, int], replay) -
     return sets
 
 
-def trace_command(rules: RuleSet, seed: int, g: int, seats=None, run_dir=None, draw_order: str = "table") -> str:
+def trace_command(rules: RuleSet, seed: int, g: int, seats=None, run_dir=None, options=None) -> str:
     """The ``sichuan trace`` command that replays hand ``g``: of ``run_dir``, or standalone with the
     rules as ``--rules``/``--set`` (whatever file they came from), the seats (user strategy files
     by absolute path, so it works from any directory) and the seed."""
@@ -171,8 +171,8 @@ def trace_command(rules: RuleSet, seed: int, g: int, seats=None, run_dir=None, d
         text = seats[0] if len(set(seats)) == 1 else ",".join(seats)
         absolute = map_user_paths(text, lambda path: str(Path(path).expanduser().resolve()))
         parts.append(f"--seats {shlex.quote(absolute)}")
-    if draw_order != "table":
-        parts.append(f"--draw-order {draw_order}")
+    if options is not None and options.draw_order != "table":
+        parts.append(f"--draw-order {options.draw_order}")
     parts.append(f"--seed {seed} --hand {g}")
     return " ".join(parts)
 
@@ -230,14 +230,25 @@ def _answer_text(q: int, ans: int) -> str:
     return str(ans)
 
 
+def run_options(options, draw_order: str = "table", value_weights=None):
+    """The run options a call gives: ``options`` (a ``simcore.engine.RunOptions``) or the public
+    keywords, never both."""
+    if options is None:
+        return E.RunOptions(draw_order, value_weights)
+    if draw_order != "table" or value_weights is not None:
+        raise ValueError("give the run options either as options= or as draw_order= and value_weights=")
+    return options
+
+
 def run_batch(rules: RuleSet, players, seed: int, first: int, n_items: int, match_mode: bool = False,
               check: bool = False, threads: int | None = None, seat_names=None, trace_hint=None,
-              draw_order: str = "table", value_weights=None) -> BatchResult:
+              draw_order: str = "table", value_weights=None, options=None) -> BatchResult:
     """Play ``n_items`` hands (or matches) starting at global index ``first`` (match index in
     match mode). ``players``: ``strategies.registry.Players`` (or the bare twelve functions, each
     parameter at its default). ``draw_order``: ``table`` or ``seat`` (RULES.md: Rulings where the documents are silent, draw order).
     ``value_weights``: the value model's weights (``simcore.runs.value_model``): the hands measure
-    each seat's luck (``BatchResult.luck``); None, they do not (luck 0)."""
+    each seat's luck (``BatchResult.luck``); None, they do not (luck 0). ``options``: the two as one
+    ``simcore.engine.RunOptions`` instead (how the project's own code passes them)."""
     from strategies.registry import players_of
 
     players = players_of(players)
@@ -248,7 +259,8 @@ def run_batch(rules: RuleSet, players, seed: int, first: int, n_items: int, matc
         raise ValueError("the seed must be a non-negative integer")
     if threads:
         nb.set_num_threads(threads)
-    R = E.engine_rules(rules, draw_order, value_weights)
+    options = run_options(options, draw_order, value_weights)
+    R, OPT = rules.to_array(), options.to_array()
     tab = load_tables()
     hpm = rules.hands_per_match if match_mode else 1
     rows = n_items * hpm
@@ -256,12 +268,12 @@ def run_batch(rules: RuleSet, players, seed: int, first: int, n_items: int, matc
     pay_cap = PAY_CAP[rules.variant]
     hand, seat, win, pay = _outputs(rows, win_cap, pay_cap, match_mode)
     kernel = E.batch_kernel()
-    kernel(tab, R, fns, setup, rfns, arena, np.int64(seed), np.int64(first), np.int64(n_items), bool(match_mode),
+    kernel(tab, R, OPT, fns, setup, rfns, arena, np.int64(seed), np.int64(first), np.int64(n_items), bool(match_mode),
            bool(check), hand, seat, win, pay)
 
     def replay(item, caps):
         out = _alloc(hpm, *caps)
-        kernel(tab, R, fns, setup, rfns, arena, np.int64(seed), np.int64(first + item), ONE, bool(match_mode),
+        kernel(tab, R, OPT, fns, setup, rfns, arena, np.int64(seed), np.int64(first + item), ONE, bool(match_mode),
                bool(check), *out)
         return [(0, slice(item * hpm, (item + 1) * hpm), out)]
 
@@ -281,9 +293,9 @@ def run_batch(rules: RuleSet, players, seed: int, first: int, n_items: int, matc
         elif match_mode:  # a match's hand needs the dealer and scores the match reached: a run directory
             hint = f"sichuan trace RUN_DIR --hand {g}, RUN_DIR a run of these matches (sichuan simulate --matches)"
         else:
-            hint = trace_command(rules, seed, g, seat_names or ["SEATS"] * 4, draw_order=draw_order)
+            hint = trace_command(rules, seed, g, seat_names or ["SEATS"] * 4, options=options)
         raise hand_error(hand[i], g, names, hint)
-    return BatchResult(hands, hand, seat, win, pay, match_mode, hpm, value_weights is not None)
+    return BatchResult(hands, hand, seat, win, pay, match_mode, hpm, options.measures_luck)
 
 
 def same_parts(field, arm) -> int:
@@ -307,8 +319,8 @@ def can_shadow(field, arm) -> bool:
 
 
 def run_shadowed(rules: RuleSet, field, arm, seed: int, first: int, n_items: int, check: bool = False,
-                 threads: int | None = None, draw_order: str = "table",
-                 value_weights=None) -> tuple[BatchResult, list[BatchResult], np.ndarray]:
+                 threads: int | None = None, draw_order: str = "table", value_weights=None,
+                 options=None) -> tuple[BatchResult, list[BatchResult], np.ndarray]:
     """The field's table (``field``, a SeatSpec at every seat) and the arm's four rotations (the
     arm at seat r, the field at the others) on the same independent hands, playing each rotation
     only where the arm answers differently from the field (``simcore.engine.play_shadowed``):
@@ -324,7 +336,8 @@ def run_shadowed(rules: RuleSet, field, arm, seed: int, first: int, n_items: int
         raise ValueError("a searching seat cannot be shadowed: play every table in full (--full-tables)")
     if threads:
         nb.set_num_threads(threads)
-    R = E.engine_rules(rules, draw_order, value_weights)
+    options = run_options(options, draw_order, value_weights)
+    R, OPT = rules.to_array(), options.to_array()
     tab = load_tables()
     win_cap, pay_cap = WIN_CAP[rules.variant], PAY_CAP[rules.variant]
     kernel = E.shadowed_kernel()
@@ -332,7 +345,7 @@ def run_shadowed(rules: RuleSet, field, arm, seed: int, first: int, n_items: int
 
     def play(item, n, caps, differed_rows):
         f_out, a_out = _alloc(n, *caps), _alloc(4 * n, *caps)
-        kernel(tab, R, players.fns, players.setup, players.rfns, players.arena, arm_players.fns, arm_players.setup,
+        kernel(tab, R, OPT, players.fns, players.setup, players.rfns, players.arena, arm_players.fns, arm_players.setup,
                same_bits, np.int64(seed), np.int64(first + item), np.int64(n), bool(check), *f_out, *a_out,
                differed_rows)
         return f_out, a_out
@@ -346,7 +359,7 @@ def run_shadowed(rules: RuleSet, field, arm, seed: int, first: int, n_items: int
     field_out, arm_out = _replay_outgrown(list(play(0, n_items, (win_cap, pay_cap), differed)),
                                           [lambda rows: rows, lambda rows: rows % n_items], (win_cap, pay_cap), replay)
     hands = np.arange(first, first + n_items, dtype=np.int64)
-    measured = value_weights is not None
+    measured = options.measures_luck
     field_res = BatchResult(hands, *field_out, False, 1, measured)
     arms = []
     for r in range(4):
@@ -362,5 +375,5 @@ def run_shadowed(rules: RuleSet, field, arm, seed: int, first: int, n_items: int
             names = [field.canonical] * 4
             if k:
                 names[k - 1] = arm.canonical
-            raise hand_error(res.hand[i], g, names, trace_command(rules, seed, g, names, draw_order=draw_order))
+            raise hand_error(res.hand[i], g, names, trace_command(rules, seed, g, names, options=options))
     return field_res, arms, differed

@@ -115,6 +115,13 @@ class RunConfig:
                            f"{self.rules.preset} is {h} (refitted since): use a new directory, or the plain estimator")
         return w
 
+    def options(self):
+        """The run's options as the engine takes them (``simcore.engine.RunOptions``): its draw order,
+        and the value model's weights when it measures luck."""
+        from simcore.engine import RunOptions
+
+        return RunOptions(self.draw_order, self.value_weights())
+
     def to_json(self) -> dict:
         return {**self.identity(), "n": self.n}
 
@@ -143,7 +150,7 @@ def _trace_hint(run_dir: Path, cfg: RunConfig, hand: int) -> str:
     of_run = trace_command(cfg.rules, cfg.seed, hand, run_dir=run_dir)
     if cfg.match_mode:
         return of_run
-    return f"{trace_command(cfg.rules, cfg.seed, hand, cfg.seat_names, draw_order=cfg.draw_order)} (or {of_run})"
+    return f"{trace_command(cfg.rules, cfg.seed, hand, cfg.seat_names, options=cfg.options())} (or {of_run})"
 
 
 # numba's threading layer must not be entered from several threads of one process at once
@@ -166,7 +173,7 @@ def _play(run_dir, cfg: RunConfig, fns: tuple, first: int, count: int, threads: 
         numba.set_num_threads(max(1, min(threads, numba.config.NUMBA_NUM_THREADS)))
         return run_batch(cfg.rules, fns, cfg.seed, first, count, cfg.match_mode, check=check,
                          seat_names=list(cfg.seat_names), trace_hint=lambda g: _trace_hint(Path(run_dir), cfg, g),
-                         draw_order=cfg.draw_order, value_weights=cfg.value_weights())
+                         options=cfg.options())
 
 
 def _write(run_dir, cfg: RunConfig, config: dict, chunk: int, first: int, count: int, res) -> None:

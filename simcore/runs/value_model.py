@@ -53,10 +53,10 @@ def fit(rules: RuleSet, seats: str = FIT_SEATS, hands: int = FIT_HANDS, draw_ord
     players = seat_functions(specs)
     if threads:
         nb.set_num_threads(threads)
-    R = E.engine_rules(rules, draw_order, np.zeros(N_FEATURES))
+    R, OPT = rules.to_array(), E.RunOptions(draw_order, np.zeros(N_FEATURES)).to_array()
     n_blocks = (hands + E.BLOCK - 1) // E.BLOCK
     sums = np.zeros((n_blocks, E.FIT_LEN), np.float64)
-    E.fit_kernel()(load_tables(), R, players.fns, players.setup, players.rfns, players.arena, np.int64(FIT_SEED),
+    E.fit_kernel()(load_tables(), R, OPT, players.fns, players.setup, players.rfns, players.arena, np.int64(FIT_SEED),
                    np.int64(FIT_FIRST), np.int64(hands), sums)
     total = sums.sum(axis=0)
     xtx = total[:N_FEATURES * N_FEATURES].reshape(N_FEATURES, N_FEATURES)

@@ -13,6 +13,7 @@ from simcore.contract import records as rec
 from simcore.contract.rules import PRESETS, preset
 from simcore.contract.tiles import tile_index
 from tests.support import engine_internals as E
+from simcore.engine import RunOptions
 from simcore.inspection.replayer import ReplayError, replay_events
 from simcore.inspection.run_hands import independent_hands
 from simcore.runs.analysis import chi2_sf
@@ -23,7 +24,7 @@ from tests.support.worked_example import worked_example
 
 
 def _traces(rules, spec: str, hands, order: str):
-    return [h.trace() for h in independent_hands(rules, parse_seats(spec), 5, hands, order)]
+    return [h.trace() for h in independent_hands(rules, parse_seats(spec), 5, hands, RunOptions(order))]
 
 
 @pytest.mark.parametrize("name", PRESETS)

@@ -7,6 +7,7 @@ import pytest
 
 from simcore.contract import records as rec
 from simcore.contract.rules import PRESETS, preset
+from simcore.engine import RunOptions
 from tests.support import engine_internals as E
 from simcore.engine.luck import N_FEATURES
 from simcore.runs.batch import run_batch
@@ -46,4 +47,4 @@ def test_a_fit_explains_part_of_what_seats_still_win(fns):
 
 def test_a_value_model_of_the_wrong_size_is_refused():
     with pytest.raises(ValueError, match=f"a value model has {N_FEATURES} weights"):
-        E.engine_rules(preset("battle"), "table", np.zeros(3))
+        RunOptions("table", np.zeros(3))
