@@ -55,18 +55,19 @@ def duplicate_seats(field, arm_seat, rotation: int) -> tuple:
     return tuple(seats)
 
 
-def plan(spec: Spec, hands: int, seed: int, draw_order: str | None = None,
+def plan(spec: Spec, hands: int, seed: int, options=None,
          estimator: str | None = None, chunk_hands: int | None = None) -> tuple[list[PlannedRun], dict]:
     """The unique runs of an experiment and, per arm (rotation order) or cell, their directories.
     With the luck estimator (duplicate experiments' default) every run measures luck with the
-    shipped value model of its rules. ``chunk_hands``: every run's chunk (default
+    shipped value model of its rules. ``options``: the draw order (``simcore.engine.RunOptions``; the
+    spec's when None). ``chunk_hands``: every run's chunk (default
     ``DUPLICATE_CHUNK`` or ``CELLS_CHUNK``; an existing experiment's runs keep theirs)."""
     from simcore.runs.runner import RunConfig
     from simcore.runs.value_model import shipped
 
     runs: list[PlannedRun] = []
     by_identity: dict[str, str] = {}
-    order = draw_order or spec.draw_order
+    order = options.draw_order if options is not None else spec.draw_order
     luck = spec.kind == "duplicate" and (estimator or spec.estimator) == "luck"
     chunk = chunk_hands or (DUPLICATE_CHUNK if spec.kind == "duplicate" else CELLS_CHUNK)
 
@@ -157,7 +158,7 @@ def write_json(path: Path, data: dict) -> None:
     files.write_json(path, data, allow_nan=False)
 
 
-def _check_existing(d: files.ManagedDir, spec: Spec, hands: int, seed: int, draw_order: str,
+def _check_existing(d: files.ManagedDir, spec: Spec, hands: int, seed: int, options,
                     estimator: str) -> dict | None:
     exp_dir = d.path
     old = d.existing(read_manifest)
@@ -169,9 +170,9 @@ def _check_existing(d: files.ManagedDir, spec: Spec, hands: int, seed: int, draw
     if old["seed"] != seed:
         raise ExperimentError(f"{exp_dir} holds this experiment with seed {old['seed']}, not {seed}; "
                               "use a new --out directory")
-    if old.get("draw_order", "table") != draw_order:   # experiments before draw orders drew in table order
+    if old.get("draw_order", "table") != options.draw_order:   # experiments before draw orders drew in table order
         raise ExperimentError(f"{exp_dir} holds this experiment drawn in {old.get('draw_order', 'table')} order, "
-                              f"not {draw_order}; use a new --out directory")
+                              f"not {options.draw_order}; use a new --out directory")
     had = old.get("estimator", "plain") if spec.kind == "duplicate" else estimator   # before luck: plain
     if had != estimator:
         raise ExperimentError(f"{exp_dir} holds this experiment with the {had} estimator, not {estimator}; "
@@ -263,7 +264,7 @@ def shadow_groups(spec: Spec, runs: list, layout: dict, full_tables: bool = Fals
     return groups
 
 
-def _play_group(exp_dir: Path, spec: Spec, group: dict, seed: int, draw_order: str, counts: dict,
+def _play_group(exp_dir: Path, spec: Spec, group: dict, seed: int, counts: dict,
                 save: Callable[[], None], progress: Callable[[int, int, float], None] | None = None) -> list[dict]:
     """One shadowed arm's runs played together; ``counts[chunk]`` gets the walls on which any
     rotation differed and each rotation's, and ``save`` keeps them before the chunk is written (a
@@ -274,11 +275,11 @@ def _play_group(exp_dir: Path, spec: Spec, group: dict, seed: int, draw_order: s
     arm = group["arm"]
     runs = group["runs"]
     chunk_of = {first: c for c, first, _ in runs[0].config.chunks()}
-    weights = runs[0].config.value_weights()
+    options = runs[0].config.options()   # the rotations' draw order and value model are the field's
 
     def source(first: int, count: int):
         field, arms, differed = run_shadowed(arm.rules.rules, spec.field, arm.seat, seed, first, count,
-                                             draw_order=draw_order, value_weights=weights)
+                                             options=options)
         counts[str(chunk_of[first])] = [int(differed.any(axis=1).sum())] + [int(x) for x in differed.sum(axis=0)]
         save()
         return (arms + [field])[:len(runs)]
@@ -290,13 +291,14 @@ COST_WALLS = 4000
 COST_WALLS_SEARCH = 8
 
 
-def luck_cost(spec: Spec, walls: int, seed: int, draw_order: str) -> dict:
+def luck_cost(spec: Spec, walls: int, seed: int, options) -> dict:
     """The CPU the luck terms cost, measured: the field's table under the reference rules played on
     the same walls (at most ``COST_WALLS``; a searching field ``COST_WALLS_SEARCH``) with and
     without measuring luck, one thread each, so a report can give the CPU per wall of both
-    estimators."""
+    estimators (``options``: the draw order)."""
     import numba
 
+    from simcore.engine import RunOptions
     from simcore.runs.batch import can_shadow, run_batch
     from simcore.runs.value_model import shipped
     from strategies.registry import seat_functions
@@ -304,15 +306,15 @@ def luck_cost(spec: Spec, walls: int, seed: int, draw_order: str) -> dict:
     rules = next(a for a in spec.arms if a.name == spec.baseline).rules.rules
     fns = seat_functions([spec.field] * 4)
     n = min(walls, COST_WALLS if can_shadow(spec.field, spec.field) else COST_WALLS_SEARCH)   # a search is slow
-    w = shipped(rules)[0]
+    plain, luck = RunOptions(options.draw_order), RunOptions(options.draw_order, shipped(rules)[0])
     threads = numba.get_num_threads()
     numba.set_num_threads(1)
     try:
-        run_batch(rules, fns, seed, 0, min(n, 50), draw_order=draw_order, value_weights=w)   # compiled before timing
+        run_batch(rules, fns, seed, 0, min(n, 50), options=luck)   # compiled before timing
         t0 = time.process_time()
-        run_batch(rules, fns, seed, 0, n, draw_order=draw_order)
+        run_batch(rules, fns, seed, 0, n, options=plain)
         t1 = time.process_time()
-        run_batch(rules, fns, seed, 0, n, draw_order=draw_order, value_weights=w)
+        run_batch(rules, fns, seed, 0, n, options=luck)
         t2 = time.process_time()
     finally:
         numba.set_num_threads(threads)
@@ -357,22 +359,23 @@ def run_experiment(spec: Spec, out, hands: int | None = None, seed: int | None =
     anything plays (``experiments.until`` keeps its plan there)."""
     from simcore.contract.messages import one_line
     from simcore.runs.batch import InvariantError, StrategyAnswerError
+    from simcore.engine import RunOptions
     from simcore.runs.runner import RunError, RunInterrupted, cpu_count, run
     from strategies.registry import StrategyError
 
     hands = spec.hands if hands is None else int(hands)
     seed = spec.seed if seed is None else int(seed)
-    draw_order = draw_order or spec.draw_order
+    options = RunOptions(draw_order or spec.draw_order)   # the draw order; luck is each run's, by its estimator
     estimator = (estimator or spec.estimator) if spec.kind == "duplicate" else "plain"
     if hands <= 0:
         raise ExperimentError(f"--hands must be positive, got {hands}")
     exp_dir = Path(out)
-    searching = _check_seats(plan(spec, hands, seed, draw_order, estimator)[0])
+    searching = _check_seats(plan(spec, hands, seed, options, estimator)[0])
     pool = None
     with files.ManagedDir(exp_dir, "experiment directory", MANIFEST, ".experiment.lock", ExperimentError) as d:
-        old = _check_existing(d, spec, hands, seed, draw_order, estimator)
+        old = _check_existing(d, spec, hands, seed, options, estimator)
         chunk = _chunk_of(old) or chunk_hands or (SEARCH_CHUNK if searching else None)
-        runs, layout = plan(spec, hands, seed, draw_order, estimator, chunk)
+        runs, layout = plan(spec, hands, seed, options, estimator, chunk)
         groups = shadow_groups(spec, runs, layout, full_tables)
         for name, entry in layout.items():   # where rotations differed, by chunk (kept across sessions)
             old_entry = ((old or {}).get("layout") or {}).get(name) or {}
@@ -382,7 +385,7 @@ def run_experiment(spec: Spec, out, hands: int | None = None, seed: int | None =
 
         manifest = {
             "format": FORMAT, "version": VERSION, "package_version": __version__,
-            "spec": spec.to_json(), "seed": seed, "hands": hands, "draw_order": draw_order,
+            "spec": spec.to_json(), "seed": seed, "hands": hands, "draw_order": options.draw_order,
             **({"estimator": estimator} if spec.kind == "duplicate" else {}),
             "cores": workers or cpu_count(),
             **({"luck_cost": old["luck_cost"]} if old and "luck_cost" in old else {}),
@@ -396,7 +399,7 @@ def run_experiment(spec: Spec, out, hands: int | None = None, seed: int | None =
         total_hands = sum(p.config.total_hands for p in runs)
         if log:
             log(f"experiment {spec.name}: {len(runs)} runs, {total_hands:,} hands in all, seed {seed}, "
-                f"{draw_order} draw order, into {exp_dir}")
+                f"{options.draw_order} draw order, into {exp_dir}")
         grouped = {p.reldir for g in groups for p in g["runs"]}
         plain = [p for p in runs if p.reldir not in grouped]
         steps = len(groups) + len(plain)
@@ -408,7 +411,7 @@ def run_experiment(spec: Spec, out, hands: int | None = None, seed: int | None =
                 t1 = time.perf_counter()
                 counts = layout[g["arm"].name].setdefault("differed", {})
                 try:
-                    ms = _play_group(exp_dir, spec, g, seed, draw_order, counts,
+                    ms = _play_group(exp_dir, spec, g, seed, counts,
                                      lambda: d.write_manifest(manifest, allow_nan=False), work.step(i - 1))
                 except RunInterrupted:
                     raise
@@ -455,7 +458,7 @@ def run_experiment(spec: Spec, out, hands: int | None = None, seed: int | None =
         pool = None
         if estimator == "luck" and "luck_cost" not in manifest:
             try:
-                manifest["luck_cost"] = luck_cost(spec, hands, seed, draw_order)
+                manifest["luck_cost"] = luck_cost(spec, hands, seed, options)
             except KeyboardInterrupt:
                 raise RunInterrupted("interrupted: every run is complete, the cost of luck not yet measured; "
                                      "run the same command again to finish") from None
