@@ -22,13 +22,13 @@ import pyarrow.parquet as pq
 
 from simcore.contract.actions import N_ACTIONS, action_of
 from simcore.contract.records import S_NET
-from simcore.contract.view import CONTRACT_VERSION, QUESTION_NAMES, Q_EXCHANGE, V_TILE
+from simcore.contract.view import CONTRACT_VERSION, QUESTION_NAMES, Q_EXCHANGE, V_TILE, VIEW_LEN
 from simcore.engine import agents as AG
 from simcore import engine as K
 from simcore.runs.files import ManagedDir, now
 from simcore.version import __version__
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2   # 2: the view column (a dataset of version 1 reads with it null)
 MANIFEST = "dataset.json"
 OBS_MAX = 32767   # observations are stored as int16: a hand's points and counts stay far below
 COLUMNS = (
@@ -49,6 +49,11 @@ COLUMNS = (
                                             "decision's first row; null where it judged none"),
     ("candidate_values", "list<float32>, nullable", "each candidate's judged value: its mean net over the "
                                                     "rollout tables"),
+    ("view", f"fixed_size_binary[{8 * VIEW_LEN}], nullable", "where candidates were judged: the seat's view as the "
+                                                             f"engine posed the question ({VIEW_LEN} little-endian "
+                                                             "int64, `simcore.contract.view`; `views(df)` gives the "
+                                                             "matrix), so features of any later design can be "
+                                                             "computed from it; null elsewhere"),
 )
 
 
@@ -65,6 +70,7 @@ def _schema() -> pa.Schema:
         pa.field("mask", pa.binary(N_ACTIONS), nullable=False),
         pa.field("action", pa.int16(), nullable=False), pa.field("net", pa.int32(), nullable=False),
         pa.field("candidates", pa.list_(pa.int32())), pa.field("candidate_values", pa.list_(pa.float32())),
+        pa.field("view", pa.binary(8 * VIEW_LEN)),
     ])
 
 
@@ -119,6 +125,10 @@ def record(out, rules, seats, record_seats, hands: int, seed: int = 0, chunk: in
                                    "(only a larger --hands extends one)")
             if hands < old["hands"]:
                 raise DatasetError(f"{out} holds {old['hands']:,} hands; --hands may only grow")
+            if old.get("schema_version", 1) != SCHEMA_VERSION:
+                raise DatasetError(f"{out} holds a dataset of schema version {old.get('schema_version', 1)}, which "
+                                   f"reads but does not extend (this version writes {SCHEMA_VERSION}); choose a new "
+                                   "directory")
         timings = d.timings(old)
         manifest = {"schema_version": SCHEMA_VERSION, "version": __version__, "contract_version": CONTRACT_VERSION,
                     "observation_version": AG.OBS_VERSION, "config": cfg, "hands": hands,
@@ -183,7 +193,7 @@ def _play_chunk(rules, seats, record_seats, seed: int, lo: int, hi: int, n_table
         by_spec.setdefault(specs[s], []).append(s)
     builtins = {sp: T.builtin_of(sp) for sp in by_spec}
     cols = {k: [] for k in ("hand", "seat", "step", "question", "obs", "mask", "action")}
-    cand_rows, cand, cand_val = [], [], []
+    cand_rows, cand, cand_val, cand_view = [], [], [], []
     nets = np.zeros((hi - lo, 4), np.int64)
     n_rows = 0
     while True:
@@ -205,6 +215,7 @@ def _play_chunk(rules, seats, record_seats, seed: int, lo: int, hi: int, n_table
                             cand_rows.append(n_rows + j)
                             cand.append(got[0])
                             cand_val.append(got[1])
+                            cand_view.append(K.seat_view(T.ST[i], T.pending_seat(i)).tobytes())
         cols["hand"].append(K.hand_index(T.ST[live]).copy())
         cols["seat"].append(seat.astype(np.int8))
         cols["step"].append(T.E[live, AG.E_STEP + seat].astype(np.int16))
@@ -220,7 +231,7 @@ def _play_chunk(rules, seats, record_seats, seed: int, lo: int, hi: int, n_table
         T.step(acts)
         for i in np.flatnonzero(T.ended):   # a hand ended at table i (the engine's errors raise)
             nets[T.E[i, AG.E_ENDED] - lo] = T.seat[i, :, S_NET]
-    return _Rows(cols, nets, lo, n_rows, cand_rows, cand, cand_val)
+    return _Rows(cols, nets, lo, n_rows, cand_rows, cand, cand_val, cand_view)
 
 
 def _judged(row: np.ndarray, T, i: int):
@@ -248,15 +259,16 @@ def _judged(row: np.ndarray, T, i: int):
 class _Rows:
     """A chunk's rows as played (per step, per table), made into its Arrow table by the writer."""
 
-    def __init__(self, cols: dict, nets: np.ndarray, lo: int, n: int, cand_rows, cand, cand_val):
+    def __init__(self, cols: dict, nets: np.ndarray, lo: int, n: int, cand_rows, cand, cand_val, cand_view):
         self.cols, self.nets, self.lo, self.n = cols, nets, lo, n
-        self.cand_rows, self.cand, self.cand_val = cand_rows, cand, cand_val
+        self.cand_rows, self.cand, self.cand_val, self.cand_view = cand_rows, cand, cand_val, cand_view
 
     def table(self) -> pa.Table:
-        return _arrow(self.cols, self.nets, self.lo, self.n, self.cand_rows, self.cand, self.cand_val)
+        return _arrow(self.cols, self.nets, self.lo, self.n, self.cand_rows, self.cand, self.cand_val,
+                      self.cand_view)
 
 
-def _arrow(cols: dict, nets: np.ndarray, lo: int, n_rows: int, cand_rows, cand, cand_val) -> pa.Table:
+def _arrow(cols: dict, nets: np.ndarray, lo: int, n_rows: int, cand_rows, cand, cand_val, cand_view) -> pa.Table:
     """Rows in (hand, seat, step) order; observations as int16 (every slot is a whole number)."""
     if not n_rows:
         return _schema().empty_table()
@@ -271,17 +283,19 @@ def _arrow(cols: dict, nets: np.ndarray, lo: int, n_rows: int, cand_rows, cand, 
     if cand_rows:
         where = np.empty(n_rows, np.int64)
         where[order] = np.arange(n_rows)   # a row's place once sorted
-        c_list, v_list = [None] * n_rows, [None] * n_rows
-        for r, a, v in zip(cand_rows, cand, cand_val):
-            c_list[where[r]], v_list[where[r]] = a, v
+        c_list, v_list, w_list = [None] * n_rows, [None] * n_rows, [None] * n_rows
+        for r, a, v, w in zip(cand_rows, cand, cand_val, cand_view):
+            c_list[where[r]], v_list[where[r]], w_list[where[r]] = a, v, w
         c_arr, v_arr = pa.array(c_list, pa.list_(pa.int32())), pa.array(v_list, pa.list_(pa.float32()))
+        w_arr = pa.array(w_list, pa.binary(8 * VIEW_LEN))
     else:
         c_arr, v_arr = pa.nulls(n_rows, pa.list_(pa.int32())), pa.nulls(n_rows, pa.list_(pa.float32()))
+        w_arr = pa.nulls(n_rows, pa.binary(8 * VIEW_LEN))
     return pa.table({"hand": pa.array(hand, pa.int64()), "seat": pa.array(seat, pa.int8()),
                      "step": pa.array(small["step"], pa.int16()), "question": q,
                      "obs": _binary(obs), "mask": _binary(masks),
                      "action": pa.array(small["action"], pa.int16()), "net": pa.array(net, pa.int32()),
-                     "candidates": c_arr, "candidate_values": v_arr}, schema=_schema())
+                     "candidates": c_arr, "candidate_values": v_arr, "view": w_arr}, schema=_schema())
 
 
 def _binary(rows: np.ndarray) -> pa.Array:
@@ -295,7 +309,8 @@ def _matrix(column, dtype, width: int) -> np.ndarray:
     values = column.to_numpy() if hasattr(column, "to_numpy") else np.asarray(column)
     if not len(values):
         return np.zeros((0, width), dtype)
-    return np.frombuffer(b"".join(values), dtype="<i2" if dtype == np.int16 else np.int8).reshape(-1, width)
+    code = {np.int16: "<i2", np.int8: "i1", np.int64: "<i8"}[dtype]
+    return np.frombuffer(b"".join(values), dtype=code).reshape(-1, width)
 
 
 def observations(df) -> np.ndarray:
@@ -306,6 +321,14 @@ def observations(df) -> np.ndarray:
 def masks(df) -> np.ndarray:
     """A loaded dataset's ``mask`` column as one int8 matrix (rows x N_ACTIONS)."""
     return _matrix(df["mask"], np.int8, N_ACTIONS).copy()
+
+
+def views(df) -> np.ndarray:
+    """The ``view`` column's non-null rows as one int64 matrix (rows x VIEW_LEN), in the frame's
+    order (a dataset written before the column has none)."""
+    if "view" not in df:
+        return np.zeros((0, VIEW_LEN), np.int64)
+    return _matrix(df["view"].dropna(), np.int64, VIEW_LEN).copy()
 
 
 def load(directory, columns=None):

@@ -11,6 +11,7 @@ import pyarrow.parquet as pq
 from simcore.contract.actions import N_ACTIONS
 from simcore.contract.records import S_NET
 from simcore.contract.rules import resolve
+from simcore.contract.tiles import N_KINDS
 from simcore.contract.view import CONTRACT_VERSION
 from simcore.engine import agents as AG
 from simcore.env import Tables
@@ -105,3 +106,22 @@ def test_a_searching_seat_records_its_candidates_and_their_values(tmp_path):
         assert np.isfinite(r.candidate_values).all()
         if r.question != "exchange":
             assert r.action in set(r.candidates)   # the search answers with one it judged
+
+
+def test_a_searching_seat_s_rows_keep_its_view_where_it_judged(tmp_path):
+    """The view column holds the seat's view as the engine posed the question, on the rows whose
+    candidates were judged: the question, the legal options and the seat's tiles are the table's."""
+    from simcore.contract import view as vw
+    from simcore.env.dataset import views
+
+    out = tmp_path / "ds"
+    run_cli("dataset", "--seats", "search[rollouts=2,max_rollouts=2],greedy,greedy,greedy", "--record", "0",
+            "--hands", 3, "--out", out, "--tables", 3)
+    df = load(out)
+    judged = df[df.candidates.notna()]
+    v = views(df)
+    assert len(judged) and v.shape == (len(judged), vw.VIEW_LEN)
+    names = {"exchange": vw.Q_EXCHANGE, "void": vw.Q_VOID, "turn": vw.Q_TURN, "claim": vw.Q_CLAIM, "rob": vw.Q_ROB}
+    assert (v[:, vw.V_QUESTION] == [names[q] for q in judged.question]).all()
+    assert (v[:, vw.V_ME] == 0).all() and (v[:, vw.V_HAND:vw.V_HAND + N_KINDS].sum(1) > 0).all()
+    assert df.view.isna().sum() == len(df) - len(judged)
