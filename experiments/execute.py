@@ -203,7 +203,7 @@ def _unit(spec: Spec) -> str:
     return "walls" if spec.kind == "duplicate" else "hands per cell"
 
 
-def _check_seats(runs: list[PlannedRun]) -> bool:
+def _check_seats(runs: list[PlannedRun], quiet: bool = False) -> bool:
     """Load every run's strategies before anything plays, so a strategy file that cannot be used
     stops the experiment with one line at once, not after the runs before it; returns whether a
     seat of any run searches (its runs get small chunks)."""
@@ -212,7 +212,7 @@ def _check_seats(runs: list[PlannedRun]) -> bool:
     from strategies.registry import StrategyError, seat_functions
 
     specs = list(dict.fromkeys(p.config.seats for p in runs))
-    warm([",".join(s.canonical for s in seats) for seats in specs])  # the child process takes text
+    warm([",".join(s.canonical for s in seats) for seats in specs], quiet)  # the child process takes text
     searching = False
     for seats in specs:
         try:
@@ -370,7 +370,7 @@ def run_experiment(spec: Spec, out, hands: int | None = None, seed: int | None =
     if hands <= 0:
         raise ExperimentError(f"--hands must be positive, got {hands}")
     exp_dir = Path(out)
-    searching = _check_seats(plan(spec, hands, seed, options, estimator)[0])
+    searching = _check_seats(plan(spec, hands, seed, options, estimator)[0], quiet=log is None)
     pool = None
     with files.ManagedDir(exp_dir, "experiment directory", MANIFEST, ".experiment.lock", ExperimentError) as d:
         old = _check_existing(d, spec, hands, seed, options, estimator)

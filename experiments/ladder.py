@@ -712,7 +712,7 @@ def run_ladder(config: Config, log=None) -> dict:
 
     t0 = time.perf_counter()
     tables = plan_tables(config)
-    warm([",".join(t.key) for t in tables])
+    warm([",".join(t.key) for t in tables], quiet=log is None)
     counter = {"cell": 0, "cells": len(config.presets) * len(config.fields) * len(config.plays), "hands": 0,
                "replayed": 0}
     if log:

@@ -267,7 +267,7 @@ def full_names_option(f):
                              "records them) instead of the shortest spec that names them.")(f)
 
 
-def resolve_seats(spec, to_play=False) -> list:
+def resolve_seats(spec, to_play=False, quiet=False) -> list:
     """Seat spec text -> its SeatSpecs, parsed once (they travel as objects from here); errors as
     one line. With ``to_play`` (a command that plays batches) a cold cache compiles the
     strategies in a child while this process compiles the engine (``simcore.runs.warmup``)."""
@@ -280,7 +280,7 @@ def resolve_seats(spec, to_play=False) -> list:
     if to_play:
         from simcore.runs.warmup import warm
 
-        warm([",".join(s.canonical for s in seats)])  # the child takes the seats as text
+        warm([",".join(s.canonical for s in seats)], quiet)  # the child takes the seats as text
     return seats
 
 
@@ -586,7 +586,7 @@ def simulate_cmd(rules_spec, sets, n_hands, n_matches, seed, seats_spec, out, wo
     if n <= 0:
         raise CliError(f"--{'hands' if n_hands is not None else 'matches'} must be positive, got {n}")
     rules = resolve_rules(rules_spec, sets)
-    seats = resolve_seats(seats_spec, to_play=True)
+    seats = resolve_seats(seats_spec, to_play=True, quiet=quiet)
     from simcore.runs.runner import RunConfig, RunError, RunInterrupted, run
 
     value_model = None
@@ -653,7 +653,7 @@ def dataset_cmd(rules_spec, sets, seats_spec, record_spec, n_hands, seed, out, c
     from simcore.env.dataset import DatasetError, record
 
     rules = resolve_rules(rules_spec, sets)
-    seats = resolve_seats(seats_spec, to_play=True)
+    seats = resolve_seats(seats_spec, to_play=True, quiet=quiet)
     try:
         rec_seats = [0, 1, 2, 3] if record_spec.strip() == "all" else [int(x) for x in record_spec.split(",")]
     except ValueError:
