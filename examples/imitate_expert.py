@@ -11,7 +11,11 @@
    difference.
 
     python examples/imitate_expert.py                      # a few minutes on 2 cores
-    python examples/imitate_expert.py --hands 600 --walls 200 --epochs 3   # a quick look
+    python examples/imitate_expert.py --hands 600 --walls 200 --epochs 3   # a quick look, under 2 minutes
+
+The DAgger rounds scale with ``--hands`` (their steps and tables, so what they add to the training set
+stays about as large as the recorded hands' decisions), unless ``--dagger-steps``/``--dagger-tables``
+say otherwise.
 """
 
 from __future__ import annotations
@@ -133,11 +137,16 @@ def main(argv=None):
     p.add_argument("--epochs", type=int, default=8)
     p.add_argument("--walls", type=int, default=2000, help="hands of the duplicate comparison")
     p.add_argument("--dagger", type=int, default=5, help="DAgger rounds")
-    p.add_argument("--dagger-steps", type=int, default=100, help="steps of 512 tables a round")
+    p.add_argument("--dagger-steps", type=int, default=None,
+                   help="steps a DAgger round plays (default: hands / 40, at least 4)")
+    p.add_argument("--dagger-tables", type=int, default=None,
+                   help="tables a DAgger step plays at once (default: 512 for 4,000 hands, in proportion, 64 to 512)")
     p.add_argument("--seed", type=int, default=1)
     a = p.parse_args(argv)
     model, agree = train(a.rules, a.hands, a.epochs, a.seed)
-    model = dagger(model, model.train_x, model.train_y, a.rules, a.dagger, a.dagger_steps, a.seed)
+    steps = a.dagger_steps or max(4, a.hands // 40)
+    tables = a.dagger_tables or min(512, max(64, round(a.hands * 512 / 4000)))
+    model = dagger(model, model.train_x, model.train_y, a.rules, a.dagger, steps, a.seed, tables)
     duplicate(model, a.rules, a.walls, a.seed + 1)
 
 
