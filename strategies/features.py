@@ -1,0 +1,208 @@
+"""The learned players' inputs: features of one candidate answer to a question of play, computed
+from the seat's view with expert's own machinery (its plan values, waits, the danger of a tile),
+the one function used both when a ``learned`` seat plays and when training rows are made from the
+views a dataset keeps (``simcore.env.dataset``: the ``view`` column).
+
+A row is the decision's features (the same for every candidate), the candidate's, and the
+candidate's less those of expert's own answer at the same decision (the model learns a candidate's
+advantage over expert's answer, ``strategies.learned``). The view's play parameter slots must hold
+expert's parameters (a ``learned`` seat's do: its first parameters are expert's), and its scratch
+is used as expert's work space: nothing read from it was left by an earlier question except what
+``play.threats`` rebuilds from the discards, so a view taken from a dataset (scratch zeroed) gives
+the features the table gave.
+
+``FEATURE_VERSION`` names this layout; a model records the version it was trained on, and a model
+of another version is refused (``strategies.models.load``).
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+from simcore.contract.view import (A_KONG, A_WIN, C_KONG, C_PASS, C_PUNG, C_WIN, M_PUNG, Q_CLAIM, Q_TURN,
+                                   V_CAN_WIN, V_FLOW, V_HAND, V_ME, V_MELD_KIND, V_MELD_TILE,
+                                   V_MUST_VOID, V_N_MELDS, V_QUESTION, V_TILE, V_VISIBLE, V_VOID, V_WALL_LEFT, V_WINS,
+                                   param_float)
+from strategies.core import (INF, NO_TILE, isolation, live, near_mask, prepare, shanten_minus, shanten_moved,
+                             shanten_of, suit_weight, ukeire_weighted)
+from strategies.expert import (P_DECAY, P_FLOW_DECAY, P_PACE, P_PUNG_ODDS, P_SUIT_ODDS, SCR_VALUE, SCR_WAITS,
+                               _liable, _p_win, _payoff, _roots, _rule, _suit_weights, _unseen, _wait_worth)
+from strategies.play import danger, seats_playing, shanten_after_pung, threats
+from strategies.value import wait_values, win_context, win_value
+from simcore.contract.rules import R_KONG_PAY_ADDED, R_KONG_PAY_CONCEALED, R_KONG_PAY_EXPOSED
+from simcore.contract.tiles import N_KINDS, N_RANKS
+
+FEATURE_VERSION = 1
+I64 = np.int64
+ONE, THREE, FOUR = I64(1), I64(3), I64(4)
+
+DECISION_NAMES = ("question", "wall_left", "flow", "wins", "playing", "melds", "must_void", "likely_ready",
+                  "ready_sum", "deadly_waits", "shanten_now", "unseen", "roots", "win_payoff")
+CANDIDATE_NAMES = ("is_own", "kind", "shanten_after", "accepted", "plan_value", "danger", "isolation", "tile_seen",
+                   "tile_in_void", "wait_worth", "win_base", "kong_pay", "shanten_gain")
+DELTA_NAMES = ("d_shanten_after", "d_accepted", "d_plan_value", "d_danger", "d_wait_worth")
+NAMES = DECISION_NAMES + CANDIDATE_NAMES + DELTA_NAMES
+N_DECISION, N_CANDIDATE, N_DELTA = len(DECISION_NAMES), len(CANDIDATE_NAMES), len(DELTA_NAMES)
+N_FEATURES = len(NAMES)
+C0, D0 = N_DECISION, N_DECISION + N_CANDIDATE
+# the candidate's kind (feature "kind")
+K_DISCARD, K_KONG, K_WIN, K_PASS, K_PUNG = 0, 1, 2, 3, 4
+# what ``delta`` subtracts: a candidate feature's index within the candidate block
+DELTA_OF = (2, 3, 4, 5, 9)
+
+
+@nb.njit(cache=True, _nrt=False)
+def decision_features(tab, view, q, X):
+    """The decision's features into X[0:N_DECISION]; returns (deadly, ready) for the candidates."""
+    me = view[V_ME]
+    deadly, ready = threats(tab, view)
+    likely = 0
+    total = 0
+    for o in range(4):
+        pr = (ready >> (16 * o)) & 0xFFFF
+        total += pr
+        likely += pr > 500
+    n_deadly = 0
+    for t in range(N_KINDS):
+        n_deadly += (deadly >> t) & 1
+    st = prepare(tab, view, I64(0))
+    roots = _roots(view)
+    X[0] = 0.0 if q == Q_TURN else (1.0 if q == Q_CLAIM else 2.0)
+    X[1] = view[V_WALL_LEFT]
+    X[2] = view[V_FLOW]
+    X[3] = view[V_WINS + me]
+    X[4] = seats_playing(view)
+    X[5] = view[V_N_MELDS + me]
+    X[6] = view[V_MUST_VOID]
+    X[7] = likely
+    X[8] = total / 1000.0
+    X[9] = n_deadly
+    X[10] = min(shanten_of(tab, st), 8)
+    X[11] = _unseen(view)
+    X[12] = roots
+    X[13] = _payoff(view, roots)
+    return deadly, ready
+
+
+@nb.njit(cache=True, _nrt=False)
+def _kong_pay(view, t):
+    """What declaring a kong of t is paid now: concealed, added to its pung, or on a discard."""
+    me = view[V_ME]
+    for i in range(view[V_N_MELDS + me]):
+        if view[V_MELD_KIND + me * 4 + i] == M_PUNG and view[V_MELD_TILE + me * 4 + i] == t:
+            return float(_liable(view) * _rule(view, R_KONG_PAY_ADDED))
+    if view[V_HAND + t] == 4:
+        return float(_liable(view) * _rule(view, R_KONG_PAY_CONCEALED))
+    return float(_rule(view, R_KONG_PAY_EXPOSED))
+
+
+@nb.njit(cache=True, _nrt=False)
+def _accepted(tab, view, st, now, near, w, w_pair):
+    """The live tiles (weighted as ``core.ukeire_weighted`` weighs them) that bring the seat's
+    concealed tiles as they are below shanten ``now``."""
+    n = 0
+    for u in range(N_KINDS):
+        if (near >> u) & 1 and live(view, u) > 0 and shanten_moved(tab, view, st, NO_TILE, I64(u)) < now:
+            n += live(view, u) * suit_weight(w_pair if view[V_HAND + u] >= 2 else w, u // N_RANKS)
+    return n
+
+
+@nb.njit(cache=True, _nrt=False)
+def candidate_features(tab, view, q, ans, own, deadly, ready, X, o):
+    """Answer ``ans``'s features into X[o:o + N_CANDIDATE] (``own``: expert's answer)."""
+    for i in range(N_CANDIDATE):
+        X[o + i] = 0.0
+    st = prepare(tab, view, I64(0))
+    now = min(shanten_of(tab, st), 8)
+    pace = param_float(view, P_PACE)
+    decay = param_float(view, P_FLOW_DECAY if view[V_FLOW] else P_DECAY)
+    w, wp = _suit_weights(view, param_float(view, P_SUIT_ODDS), param_float(view, P_PUNG_ODDS))
+    worth = _payoff(view, _roots(view))
+    X[o] = 1.0 if ans == own else 0.0
+    t = I64(-1)
+    sh = now
+    if q == Q_TURN:
+        if ans == A_WIN:
+            X[o + 1] = K_WIN
+            _, base = win_value(tab, view, NO_TILE, win_context(view, True), SCR_VALUE)
+            X[o + 10] = base
+            sh = I64(-1)
+        elif A_KONG <= ans < A_KONG + N_KINDS:
+            X[o + 1] = K_KONG
+            t = I64(ans - A_KONG)
+            added = view[V_HAND + t] < 4
+            sh = shanten_moved(tab, view, st, t, NO_TILE) if added else shanten_minus(tab, view, st, t, FOUR, ONE)
+            X[o + 11] = _kong_pay(view, t)
+        else:
+            X[o + 1] = K_DISCARD
+            t = I64(ans)
+            sh = shanten_moved(tab, view, st, t, NO_TILE)
+            if sh < INF:
+                near = near_mask(view, st)
+                acc = ukeire_weighted(tab, view, st, t, sh, near, w, wp if sh > 0 else w)
+                X[o + 3] = acc
+                X[o + 4] = _p_win(view, sh, acc, pace, decay) * worth
+            X[o + 5] = danger(view, t, deadly, ready) / 1e6
+            X[o + 6] = isolation(view, t)
+            if sh == 0:
+                mask, _ = wait_values(tab, view, t, SCR_VALUE, SCR_WAITS)
+                if mask:
+                    X[o + 9] = _wait_worth(view, mask, w)
+    else:
+        t = I64(view[V_TILE])
+        if ans == C_WIN:
+            X[o + 1] = K_WIN
+            _, base = win_value(tab, view, t, win_context(view, False), SCR_VALUE)
+            X[o + 10] = base
+            sh = I64(-1)
+        elif ans == C_PUNG:
+            X[o + 1] = K_PUNG
+            sh = shanten_after_pung(tab, view, st, t, I64(-1))
+        elif ans == C_KONG:
+            X[o + 1] = K_KONG
+            sh = shanten_minus(tab, view, st, t, THREE, ONE)
+            X[o + 11] = _kong_pay(view, t)
+        else:
+            X[o + 1] = K_PASS
+            if view[V_CAN_WIN]:   # the win passed
+                _, base = win_value(tab, view, t, win_context(view, False), SCR_VALUE)
+                X[o + 10] = -base
+        if ans == C_PASS and now < INF:
+            acc = _accepted(tab, view, st, now, near_mask(view, st), w, wp if now > 0 else w)
+            X[o + 3] = acc
+            X[o + 4] = _p_win(view, now, acc, pace, decay) * worth
+            if now == 0:
+                mask, _ = wait_values(tab, view, NO_TILE, SCR_VALUE, SCR_WAITS)
+                if mask:
+                    X[o + 9] = _wait_worth(view, mask, w)
+    X[o + 2] = min(sh, 8)
+    if t >= 0:
+        X[o + 7] = view[V_VISIBLE + t]
+        X[o + 8] = 1.0 if t // N_RANKS == view[V_VOID + view[V_ME]] else 0.0
+    X[o + 12] = now - min(sh, 8)
+
+
+@nb.njit(cache=True, _nrt=False)
+def delta(X, own_block, o):
+    """X[o:o + N_DELTA]: the candidate's features less expert's own answer's (``own_block``)."""
+    for i in range(N_DELTA):
+        j = DELTA_OF[i]
+        X[o + i] = X[C0 + j] - own_block[j]
+
+
+@nb.njit(cache=True)
+def view_features(tab, view, answers, own):
+    """Every answer's feature row (len(answers) x N_FEATURES) at the question posed in ``view``,
+    ``own`` expert's answer: what training rows are made of. Allocates; the strategy does not call it."""
+    q = view[V_QUESTION]
+    out = np.zeros((answers.shape[0], N_FEATURES), np.float64)
+    x = np.zeros(N_FEATURES, np.float64)
+    deadly, ready = decision_features(tab, view, q, x)
+    own_block = np.zeros(N_CANDIDATE, np.float64)
+    candidate_features(tab, view, q, own, own, deadly, ready, own_block, I64(0))
+    for k in range(answers.shape[0]):
+        candidate_features(tab, view, q, answers[k], own, deadly, ready, x, I64(C0))
+        delta(x, own_block, I64(D0))
+        out[k] = x
+    return out

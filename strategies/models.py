@@ -1,0 +1,187 @@
+"""Model files a strategy can carry (``learned[model=FILE]``): their format, their checks, and the
+jitted evaluation a strategy runs inside the kernel.
+
+A model file is a NumPy ``.npz`` archive (no pickles: ``np.load(allow_pickle=False)`` reads it, and
+so can anything that reads ``.npy``), readable without the library that trained it:
+
+- ``header``: a JSON document as uint8 bytes: ``format`` ("sichuan-model"), ``format_version``
+  (``FORMAT_VERSION``), ``kind`` ("gbdt": a sum of regression trees), ``feature_version`` (the
+  version of the features the model reads, ``strategies.features.FEATURE_VERSION``), ``n_features``,
+  ``preset`` (the rule set it was trained for), ``baseline`` (added to the trees' sum), and what it
+  was trained on and how well it did (``training``, ``metrics``: free-form);
+- ``feature``, ``threshold``, ``left``, ``right``, ``value``: one entry a node, all trees' nodes in
+  one array (int64, float64, int64, int64, float64). A node with ``feature`` -1 is a leaf worth
+  ``value``; else its row goes ``left`` when ``x[feature] <= threshold``, else ``right`` (node
+  indices within the whole array);
+- ``roots``: each tree's first node (int64).
+
+``load`` checks all of it and packs it into one float64 array (``pack``), which the registry keeps
+alive for the process and hands to the strategy by address (``predict`` walks it); a bad file is one
+``ModelError`` line.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import numba as nb
+import numpy as np
+
+FORMAT = "sichuan-model"
+FORMAT_VERSION = 1
+ARRAYS = ("feature", "threshold", "left", "right", "value", "roots")
+# the packed array: [0] trees, [1] features, [2] baseline, [3] nodes, then the roots, then 4 slots a
+# node: feature (-1: a leaf), threshold (a leaf: its value), left, right
+P_TREES, P_FEATURES, P_BASELINE, P_NODES, P_ROOTS = 0, 1, 2, 3, 4
+
+
+class ModelError(ValueError):
+    """A model file that cannot be used: one line that says why."""
+
+
+@dataclass(frozen=True)
+class Model:
+    path: str
+    header: dict
+    packed: np.ndarray   # float64, ``pack``'s layout
+    digest: str          # blake2b of the file's bytes: a run's identity records it
+
+    @property
+    def n_features(self) -> int:
+        return int(self.header["n_features"])
+
+
+def save(path, header: dict, arrays: dict) -> Path:
+    """Write a model file (``header`` gains format and format_version); returns its path."""
+    path = Path(path)
+    head = dict(header, format=FORMAT, format_version=FORMAT_VERSION)
+    blob = np.frombuffer(json.dumps(head, sort_keys=True).encode(), np.uint8)
+    data = {k: np.ascontiguousarray(arrays[k]) for k in ARRAYS}
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "wb") as f:
+        np.savez_compressed(f, header=blob, **data)
+    tmp.replace(path)
+    _check(path, *_read(path))   # never leave a file that does not load
+    return path
+
+
+def _read(path: Path) -> tuple[dict, dict]:
+    if not path.is_file():
+        raise ModelError(f"model file {str(path)!r} does not exist")
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            names = set(z.files)
+            missing = [k for k in ("header", *ARRAYS) if k not in names]
+            if missing:
+                raise ModelError(f"model file {str(path)!r} lacks {', '.join(missing)} (not a {FORMAT} file)")
+            header = json.loads(z["header"].tobytes().decode())
+            arrays = {k: z[k] for k in ARRAYS}
+    except ModelError:
+        raise
+    except Exception as exc:   # truncated, not a zip, bad JSON: whatever numpy or json raised
+        raise ModelError(f"model file {str(path)!r} cannot be read ({type(exc).__name__}: "
+                         f"{str(exc).splitlines()[0] if str(exc) else 'corrupt'})") from None
+    return header, arrays
+
+
+def _check(path: Path, header: dict, arrays: dict) -> None:
+    name = str(path)
+    if not isinstance(header, dict) or header.get("format") != FORMAT:
+        raise ModelError(f"model file {name!r} is not a {FORMAT} file")
+    if header.get("format_version") != FORMAT_VERSION:
+        raise ModelError(f"model file {name!r} has format version {header.get('format_version')}; this version "
+                         f"reads {FORMAT_VERSION}")
+    if header.get("kind") != "gbdt":
+        raise ModelError(f"model file {name!r} holds a {header.get('kind')!r} model; this version reads gbdt")
+    n = len(arrays["feature"])
+    if any(len(arrays[k]) != n for k in ("threshold", "left", "right", "value")) or n == 0:
+        raise ModelError(f"model file {name!r}: its node arrays differ in length or are empty")
+    f, left, right, roots = (np.asarray(arrays[k], np.int64) for k in ("feature", "left", "right", "roots"))
+    n_features = header.get("n_features")
+    if not isinstance(n_features, int) or n_features <= 0:
+        raise ModelError(f"model file {name!r}: n_features {n_features!r} is not a positive whole number")
+    inner = f >= 0
+    if (f >= n_features).any() or (f < -1).any():
+        raise ModelError(f"model file {name!r}: a node reads a feature outside 0..{n_features - 1}")
+    if len(roots) == 0 or (roots < 0).any() or (roots >= n).any():
+        raise ModelError(f"model file {name!r}: a tree's root is not a node")
+    # children point forward (a tree is written root first), so every walk ends
+    idx = np.arange(n)
+    if ((left[inner] <= idx[inner]) | (right[inner] <= idx[inner]) | (left[inner] >= n) | (right[inner] >= n)).any():
+        raise ModelError(f"model file {name!r}: a node's child is not a later node")
+    if not np.isfinite(np.asarray(arrays["value"], np.float64)).all() or not np.isfinite(header.get("baseline", 0.0)):
+        raise ModelError(f"model file {name!r}: a value is not finite")
+
+
+def pack(header: dict, arrays: dict) -> np.ndarray:
+    """The model as one float64 array (``predict``'s layout)."""
+    roots = np.asarray(arrays["roots"], np.int64)
+    n = len(arrays["feature"])
+    out = np.zeros(P_ROOTS + len(roots) + 4 * n, np.float64)
+    out[P_TREES], out[P_FEATURES], out[P_BASELINE], out[P_NODES] = len(roots), header["n_features"], \
+        header.get("baseline", 0.0), n
+    out[P_ROOTS:P_ROOTS + len(roots)] = roots
+    nodes = out[P_ROOTS + len(roots):].reshape(n, 4)
+    feature = np.asarray(arrays["feature"], np.int64)
+    nodes[:, 0] = feature
+    nodes[:, 1] = np.where(feature >= 0, arrays["threshold"], arrays["value"])
+    nodes[:, 2] = arrays["left"]
+    nodes[:, 3] = arrays["right"]
+    return out
+
+
+def load(path, preset: str | None = None, feature_version: int | None = None) -> Model:
+    """Read and check a model file (and that it was trained for ``preset`` and on features of
+    ``feature_version``, when given)."""
+    path = Path(path)
+    header, arrays = _read(path)
+    _check(path, header, arrays)
+    if feature_version is not None and header.get("feature_version") != feature_version:
+        raise ModelError(f"model file {str(path)!r} reads features of version {header.get('feature_version')}; "
+                         f"this version computes version {feature_version} (train it again)")
+    if preset is not None and header.get("preset") != preset:
+        raise ModelError(f"model file {str(path)!r} was trained for {header.get('preset')!r}, not {preset!r}")
+    digest = hashlib.blake2b(path.read_bytes(), digest_size=12).hexdigest()
+    return Model(str(path), header, pack(header, arrays), digest)
+
+
+def from_sklearn(est) -> tuple[float, dict]:
+    """A fitted ``sklearn.ensemble.HistGradientBoostingRegressor`` (squared error, no categorical
+    features) as (baseline, arrays): each tree's nodes renumbered into one array, root first."""
+    feature, threshold, left, right, value, roots = [], [], [], [], [], []
+    for (tree,) in est._predictors:
+        nodes = tree.nodes
+        base = len(feature)
+        roots.append(base)
+        for nd in nodes:
+            leaf = bool(nd["is_leaf"])
+            feature.append(-1 if leaf else int(nd["feature_idx"]))
+            threshold.append(0.0 if leaf else float(nd["num_threshold"]))
+            left.append(-1 if leaf else base + int(nd["left"]))
+            right.append(-1 if leaf else base + int(nd["right"]))
+            value.append(float(nd["value"]))
+    arrays = {"feature": np.array(feature, np.int64), "threshold": np.array(threshold, np.float64),
+              "left": np.array(left, np.int64), "right": np.array(right, np.int64),
+              "value": np.array(value, np.float64), "roots": np.array(roots, np.int64)}
+    return float(np.ravel(est._baseline_prediction)[0]), arrays
+
+
+@nb.njit(cache=True, _nrt=False)
+def predict(M, x):
+    """The model's value at the feature row ``x`` (float64): the baseline plus each tree's leaf."""
+    n_trees = np.int64(M[P_TREES])
+    node0 = P_ROOTS + n_trees
+    total = M[P_BASELINE]
+    for t in range(n_trees):
+        i = np.int64(M[P_ROOTS + t])
+        while True:
+            o = node0 + 4 * i
+            f = np.int64(M[o])
+            if f < 0:
+                total += M[o + 1]
+                break
+            i = np.int64(M[o + 2]) if x[f] <= M[o + 1] else np.int64(M[o + 3])
+    return total
