@@ -219,10 +219,16 @@ def list_cmd():
     """List the shipped experiments."""
     from experiments.spec import SHIPPED, load_spec
 
-    for name in SHIPPED:
-        spec = load_spec(name)
+    specs = [load_spec(name) for name in SHIPPED]
+    rows = []
+    for name, spec in zip(SHIPPED, specs):
         size = f"{spec.hands:,} {'walls' if spec.kind == 'duplicate' else 'hands per cell'}"
-        click.echo(f"{name:<15} {spec.kind:<9} {size:<24} {spec.description}")
+        if (spec.until_width if spec.kind == "duplicate" else spec.until_relative) is not None:
+            size += " (a pilot)"
+        rows.append((name, spec.kind, size, spec.description))
+    widths = [max(len(r[i]) for r in rows) for i in range(3)]
+    for r in rows:
+        click.echo("  ".join(x.ljust(w) for x, w in zip(r, widths)) + "  " + r[3])
 
 
 @click.command("compare", context_settings=CONTEXT_SETTINGS)

@@ -14,8 +14,9 @@
 # %% [markdown]
 # # Overview: what the shipped experiments say
 #
-# Seven experiments (`sichuan experiment list`); the exchange and void questions are asked of an
-# `expert` and of an `efficient` field:
+# Seven experiments (`sichuan experiment list` also gives `expert-pigs`, a run that pins expert's
+# pig rate, run on its own); the exchange and void questions are asked of an `expert` and of an
+# `efficient` field:
 #
 # | experiment | notebook | question |
 # |---|---|---|
@@ -47,10 +48,10 @@ from IPython.display import Markdown, display
 import experiments
 from experiments.findings import TITLES, sentences
 
-missing = [n for n in experiments.SHIPPED if not (RUNS / n / "experiment.json").is_file()]
+missing = [n for n in experiments.SURVEY if not (RUNS / n / "experiment.json").is_file()]
 if missing:
     raise FileNotFoundError(f"no experiment in {', '.join(str(RUNS / n) for n in missing)}: run `make notebooks`")
-reports = {n: experiments.load_report(RUNS / n) for n in experiments.SHIPPED}
+reports = {n: experiments.load_report(RUNS / n) for n in experiments.SURVEY}
 pd.DataFrame([{"experiment": n, "kind": r["kind"], "seed": r["seed"], "hands played": r["hands_played"],
                "command": r["command"]} for n, r in reports.items()]).set_index("experiment")
 
