@@ -483,8 +483,13 @@ def run_experiment(spec: Spec, out, hands: int | None = None, seed: int | None =
                     rate = m["timings"].get("last_session_hands_per_second")
                     done = "already complete" if not rate else f"{rate:,.0f} hands/s"
                     log(f"  [{i}/{steps}] {p.label}: {m['hands']:,} hands, {secs:.1f} s ({done})")
-        except BaseException:
+        except RunInterrupted:
             _end_session(d, manifest, pool, t0, c0, write=True)    # an interrupt keeps the time and CPU it used
+            pool = None
+            # one run's count of chunks says little of the experiment's (its runs are many, its chunks few)
+            raise _interrupted(exp_dir, runs) from None
+        except BaseException:
+            _end_session(d, manifest, pool, t0, c0, write=True)
             pool = None
             raise
         _end_session(d, manifest, pool, t0, c0, write=False)
@@ -498,6 +503,24 @@ def run_experiment(spec: Spec, out, hands: int | None = None, seed: int | None =
         manifest["complete"] = True
         d.write_manifest(manifest, allow_nan=False)
         return manifest
+
+
+def _interrupted(exp_dir: Path, runs: list[PlannedRun]):
+    """The line for an interrupted experiment: how much of all of it is kept, in hands of its runs'
+    complete chunks, and how to go on."""
+    from simcore.runs import shards as rio
+    from simcore.runs.runner import RunInterrupted
+
+    done = total = 0
+    for p in runs:
+        run_dir = exp_dir / p.reldir
+        have = rio.complete_chunks(run_dir) if run_dir.is_dir() else set()
+        for c, _, count in p.config.chunks():
+            hands = count * p.config.hands_per_item
+            total += hands
+            done += hands if c in have else 0
+    return RunInterrupted(f"interrupted: {done:,} of the experiment's {total:,} hands ({len(runs)} runs) are in "
+                          "complete chunks and kept; run the same command again to resume")
 
 
 def _end_session(d: files.ManagedDir, manifest: dict, pool, t0: float, c0: float, write: bool) -> None:

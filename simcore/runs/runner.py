@@ -686,6 +686,9 @@ def _close_run(d: ManagedDir, cfg: RunConfig, manifest: dict, elapsed: float, pl
 
 def _interrupted(run_dir: Path, chunks) -> RunInterrupted:
     n = len(rio.complete_chunks(run_dir) & {c for c, _, _ in chunks})
+    if n == len(chunks):   # stopped after the last chunk was written, before the run was closed
+        return RunInterrupted(f"interrupted: all {n} chunks are complete, the run not yet closed; run the same "
+                              "command again to finish it")
     return RunInterrupted(f"interrupted: {n} of {len(chunks)} chunks complete; run the same command again to resume")
 
 
