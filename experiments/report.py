@@ -254,10 +254,11 @@ def _override_lines(rep: dict, labels: list) -> list[str]:
         return []
     from experiments.execute import override_options
 
-    labels = [x for x in dict.fromkeys(labels) if x]
-    where = (f" in place of the spec's {given['spec_rules']}" if given.get("rules") and given.get("spec_rules")
-             else "")
-    return [f"rules: {', '.join(labels)}, played with {override_options(given)}{where} (not the spec's own rules)"]
+    labels = ", ".join(x for x in dict.fromkeys(labels) if x)
+    if not given.get("rules"):
+        return [f"rules: {labels} (the spec's, with {override_options(given)})"]
+    where = f", in place of the spec's {given['spec_rules']}" if given.get("spec_rules") else ""
+    return [f"rules: {labels} ({override_options(given)}{where})"]
 
 
 def _capped_text(u: dict, option: str, cap) -> str:

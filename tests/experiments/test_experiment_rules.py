@@ -53,8 +53,8 @@ def test_a_duplicate_spec_runs_under_other_rules_and_says_so(tmp_path):
     # the directory records what was given; the report names the rules and reproduces them
     assert m["spec"]["rules_override"] == {"rules": "flow", "sets": ["fan_cap=5"], "spec_rules": "battle"}
     text = res.stdout
-    assert ("rules: flow+fan_cap=5, kawu+fan_cap=5, played with --rules flow --set fan_cap=5 in place of the "
-            "spec's battle (not the spec's own rules)") in text, text
+    assert ("rules: flow+fan_cap=5, kawu+fan_cap=5 (--rules flow --set fan_cap=5, in place of the spec's battle)\n"
+            in text), text
     assert f"reproduce: sichuan experiment run {spec} --hands 40 --seed 0 --rules flow --set fan_cap=5 --out {out}" \
         in text, text
     rep = json.loads(run_cli("experiment", "report", out, "--json").stdout)
@@ -91,7 +91,11 @@ def test_a_cells_spec_and_a_rule_file(tmp_path):
     for cell in ("fewest", "random"):
         rules = _config(out / cell)["rules"]
         assert rules["preset"] == "kawu" and rules["options"]["fan_cap"] == 3
-    assert f"played with --rules {tmp_path / 'house.toml'} in place of the spec's battle" in res.stdout
+    assert f"(--rules {tmp_path / 'house.toml'}, in place of the spec's battle)" in res.stdout
+    # --set alone: the spec's rules, amended
+    res = run_cli("experiment", "run", spec, "--set", "fan_cap=2", "--hands", 120, "--out", tmp_path / "s", "-q",
+                  "--workers", 1)
+    assert "rules: battle+fan_cap=2 (the spec's, with --set fan_cap=2)" in res.stdout, res.stdout
 
 
 def test_bad_rules_are_one_line(tmp_path):
