@@ -6,9 +6,9 @@ its comparison again; ``sichuan compare A B`` is a duplicate head-to-head withou
 experiments/README.md documents the spec format and the statistics.
 """
 
-from .spec import SHIPPED, Spec, SpecError, load_spec, parse_spec
+from .spec import SHIPPED, SURVEY, Spec, SpecError, load_spec, parse_spec
 
-__all__ = ["SHIPPED", "Spec", "SpecError", "load_spec", "parse_spec", "run", "load_report"]
+__all__ = ["SHIPPED", "SURVEY", "Spec", "SpecError", "load_spec", "parse_spec", "run", "load_report"]
 
 
 def run(spec, out, hands=None, seed=None, workers=None, log=None, vs=None, draw_order=None, estimator=None,

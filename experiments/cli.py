@@ -165,24 +165,37 @@ experiment.help = experiment.help.replace("    {shipped}", name_table(_shipped()
 @click.option("--draw-order", "draw_order", type=click.Choice(DRAW_ORDERS), default=None,
               help=DRAW_ORDER_HELP + " [default: the spec's draw_order, else seat]")
 @click.option("--full-tables", is_flag=True, help=FULL_TABLES_HELP)
+@click.option("--rules", "rules_spec", default=None, metavar="PRESET|FILE.toml",
+              help="Play the experiment under this rule set: every arm and cell that does not name its own rules "
+                   "plays it instead of the spec's rules (the spec's sets still apply); an arm or cell that names "
+                   f"its own keeps them [default: the spec's rules]. Presets: {', '.join(PRESETS)}, or a rule file.")
+@click.option("--set", "sets", multiple=True, metavar="KEY=VALUE",
+              help="Override one rule option in every arm and cell, after the spec's own; repeatable "
+                   "(`sichuan rules` lists the options).")
 @precision_options
 @full_names_option
-def run_cmd(spec_name, hands, seed, out, workers, width, vs, as_json, quiet, draw_order, full_tables, estimator,
-            until_width, max_walls, max_minutes, full_names):
+def run_cmd(spec_name, hands, seed, out, workers, width, vs, as_json, quiet, draw_order, full_tables, rules_spec, sets,
+            estimator, until_width, max_walls, max_minutes, full_names):
     """Run the experiment SPEC (a TOML file, or a shipped name such as `exchange`) into DIR and
     print its report.
 
     \b
     Examples:
         sichuan experiment run exchange --out runs/exchange
+        sichuan experiment run exchange --rules flow --out runs/exchange-flow
         sichuan experiment run void --hands 200000 --seed 1 --out runs/void
+        sichuan experiment run flower-pigs --set fan_cap=6 --out runs/pigs-cap6
         sichuan experiment run my-experiment.toml --out runs/mine
         sichuan experiment run my-sweep.toml --vs flush-4.0 --out runs/sweep
     """
+    from simcore.cli import resolve_rules
+
     from experiments.spec import SpecError, load_spec
 
+    if rules_spec is not None or sets:
+        resolve_rules(rules_spec, sets)     # a bad --rules or --set is one line naming it, before the spec is read
     try:
-        spec = load_spec(spec_name)
+        spec = load_spec(spec_name, rules_spec, sets)
     except SpecError as exc:
         raise ExperimentCliError(_one_line(exc)) from None
     _run_and_report(spec, out, hands, seed, workers, width, as_json, quiet, vs=vs, full_names=full_names,
@@ -219,10 +232,16 @@ def list_cmd():
     """List the shipped experiments."""
     from experiments.spec import SHIPPED, load_spec
 
-    for name in SHIPPED:
-        spec = load_spec(name)
+    specs = [load_spec(name) for name in SHIPPED]
+    rows = []
+    for name, spec in zip(SHIPPED, specs):
         size = f"{spec.hands:,} {'walls' if spec.kind == 'duplicate' else 'hands per cell'}"
-        click.echo(f"{name:<15} {spec.kind:<9} {size:<24} {spec.description}")
+        if (spec.until_width if spec.kind == "duplicate" else spec.until_relative) is not None:
+            size += " (a pilot)"
+        rows.append((name, spec.kind, size, spec.description))
+    widths = [max(len(r[i]) for r in rows) for i in range(3)]
+    for r in rows:
+        click.echo("  ".join(x.ljust(w) for x, w in zip(r, widths)) + "  " + r[3])
 
 
 @click.command("compare", context_settings=CONTEXT_SETTINGS)

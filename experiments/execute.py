@@ -165,6 +165,15 @@ def _check_existing(d: files.ManagedDir, spec: Spec, hands: int, seed: int, opti
     if old is None:
         return None
     if old["spec"].get("name") != spec.name or _identity(old["spec"]) != spec.identity():
+        if old["spec"].get("name") == spec.name and (_identity(old["spec"], rules=False)
+                                                     == _identity(spec.to_json(), rules=False)):
+            had, now = rules_text(old["spec"]), rules_text(spec.to_json())
+            given = old["spec"].get("rules_override")
+            hint = (f"give {override_options(given)} to resume or extend it, " if given
+                    else "run it without --rules and --set to resume or extend it, "
+                    if spec.rules_override and not spec.compare else "")
+            raise ExperimentError(f"{exp_dir} holds experiment {spec.name!r} under rules {had}, not {now}; "
+                                  f"{hint + 'or ' if hint else ''}use a new --out directory")
         raise ExperimentError(f"{exp_dir} holds experiment {old['spec'].get('name')!r} with a different spec; "
                               "use a new --out directory")
     if old["seed"] != seed:
@@ -190,13 +199,37 @@ def _check_existing(d: files.ManagedDir, spec: Spec, hands: int, seed: int, opti
     return old
 
 
-def _identity(spec_json: dict) -> dict:
+def _identity(spec_json: dict, rules: bool = True) -> dict:
+    """What of a spec must match to resume (``Spec.identity``), from its JSON; ``rules=False``:
+    all of it but the rules of its arms or cells."""
     keys = ("name", "kind", "field", "baseline", "arms", "cells")
     d = {k: spec_json[k] for k in keys if k in spec_json}
+    drop = ("rules_label", "sweep") if rules else ("rules_label", "sweep", "rules")
     for k in ("arms", "cells"):
         if k in d:
-            d[k] = [{kk: vv for kk, vv in x.items() if kk not in ("rules_label", "sweep")} for x in d[k]]
+            d[k] = [{kk: vv for kk, vv in x.items() if kk not in drop} for x in d[k]]
     return d
+
+
+def override_options(given: dict) -> str:
+    """``--rules R --set K=V ...`` as ``sichuan experiment run`` was given them."""
+    import shlex
+
+    words = ([f"--rules {shlex.quote(given['rules'])}"] if given.get("rules") else []) \
+        + [f"--set {shlex.quote(s)}" for s in given.get("sets") or ()]
+    return " ".join(words)
+
+
+def rules_text(spec_json: dict) -> str:
+    """The rules an experiment plays, for a message: its arms' or cells' rule sets, and how they
+    were given (``--rules``/``--set``, or the spec's own)."""
+    entries = spec_json.get("arms") or spec_json.get("cells") or []
+    labels = list(dict.fromkeys(x.get("rules_label") or x["rules"]["preset"] for x in entries))
+    text = ", ".join(labels)
+    given = spec_json.get("rules_override")
+    if given:
+        return f"{text} ({override_options(given)})"
+    return text if spec_json.get("compare") else f"{text} (the spec's)"
 
 
 def _unit(spec: Spec) -> str:
@@ -450,8 +483,13 @@ def run_experiment(spec: Spec, out, hands: int | None = None, seed: int | None =
                     rate = m["timings"].get("last_session_hands_per_second")
                     done = "already complete" if not rate else f"{rate:,.0f} hands/s"
                     log(f"  [{i}/{steps}] {p.label}: {m['hands']:,} hands, {secs:.1f} s ({done})")
-        except BaseException:
+        except RunInterrupted:
             _end_session(d, manifest, pool, t0, c0, write=True)    # an interrupt keeps the time and CPU it used
+            pool = None
+            # one run's count of chunks says little of the experiment's (its runs are many, its chunks few)
+            raise _interrupted(exp_dir, runs) from None
+        except BaseException:
+            _end_session(d, manifest, pool, t0, c0, write=True)
             pool = None
             raise
         _end_session(d, manifest, pool, t0, c0, write=False)
@@ -465,6 +503,24 @@ def run_experiment(spec: Spec, out, hands: int | None = None, seed: int | None =
         manifest["complete"] = True
         d.write_manifest(manifest, allow_nan=False)
         return manifest
+
+
+def _interrupted(exp_dir: Path, runs: list[PlannedRun]):
+    """The line for an interrupted experiment: how much of all of it is kept, in hands of its runs'
+    complete chunks, and how to go on."""
+    from simcore.runs import shards as rio
+    from simcore.runs.runner import RunInterrupted
+
+    done = total = 0
+    for p in runs:
+        run_dir = exp_dir / p.reldir
+        have = rio.complete_chunks(run_dir) if run_dir.is_dir() else set()
+        for c, _, count in p.config.chunks():
+            hands = count * p.config.hands_per_item
+            total += hands
+            done += hands if c in have else 0
+    return RunInterrupted(f"interrupted: {done:,} of the experiment's {total:,} hands ({len(runs)} runs) are in "
+                          "complete chunks and kept; run the same command again to resume")
 
 
 def _end_session(d: files.ManagedDir, manifest: dict, pool, t0: float, c0: float, write: bool) -> None:

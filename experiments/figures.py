@@ -96,6 +96,57 @@ def pairing_variances(nets: dict, diffs: pd.DataFrame, base: str, table: pd.Data
                          for arm in diffs.columns}).T
 
 
+NO_PIG = "no pig in the cell: its upper 95% bound"
+
+
+def legend_beside(ax, no_pig: bool = False, **kw):
+    """The axes' legend beside them, right of the plot, where it covers no point (the figure made
+    with ``layout="constrained"`` makes room for it); ``no_pig``: with the open down-pointing
+    triangle that marks a cell without a pig (its upper Wilson bound) explained."""
+    from matplotlib.lines import Line2D
+
+    handles, labels = ax.get_legend_handles_labels()
+    if no_pig:
+        handles.append(Line2D([], [], ls="", marker="v", markerfacecolor="none", color="dimgrey"))
+        labels.append(NO_PIG)
+    return ax.legend(handles, labels, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0, **kw)
+
+
+def pig_rates_figure(cells: pd.DataFrame):
+    """The flower-pig rate of every cell (a row per cell: ``play``, ``void``, ``preset``, ``pigs``,
+    ``rate``, ``rate_low``, ``rate_high``), log scale, a group per preset: a cell's rate with its
+    Wilson 95% interval, marked by play and coloured by void policy; a cell without a pig shows
+    its upper bound as an open down-pointing triangle. The legend, beside the plot, names both."""
+    import matplotlib.pyplot as plt
+
+    presets = list(dict.fromkeys(cells["preset"]))
+    voids = list(dict.fromkeys(cells["void"]))
+    plays = list(dict.fromkeys(cells["play"]))
+    colors = dict(zip(voids, plt.rcParams["axes.prop_cycle"].by_key()["color"]))
+    markers = dict(zip(plays, ["o", "s", "D", "P", "X", "*"]))   # "v" is kept for a cell without a pig
+    fig, ax = plt.subplots(figsize=(11, 4.5), layout="constrained")
+    width = 0.8 / (len(voids) * len(plays))
+    none = False
+    for i, (v, p) in enumerate([(v, p) for v in voids for p in plays]):
+        sub = cells[(cells["void"] == v) & (cells["play"] == p)].set_index("preset").reindex(presets)
+        x = np.arange(len(presets)) - 0.4 + width * (i + 0.5)
+        seen = sub["pigs"].notna().to_numpy()
+        has = seen & (sub["pigs"].fillna(0).to_numpy() > 0)
+        r, lo, hi = (sub[k].to_numpy(float) for k in ("rate", "rate_low", "rate_high"))
+        ax.errorbar(x[has], r[has], yerr=[r[has] - lo[has], hi[has] - r[has]], fmt=markers[p], color=colors[v],
+                    capsize=3, label=f"{p}, void {v}")
+        empty = seen & ~has
+        if empty.any():
+            ax.scatter(x[empty], hi[empty], marker="v", color=colors[v], facecolors="none")
+            none = True
+    ax.set_yscale("log")
+    ax.set_xticks(np.arange(len(presets)), presets)
+    ax.set_ylabel("flower pigs per seat-hand (Wilson 95%)")
+    ax.set_title("Flower-pig rate by rule preset, void policy and play")
+    legend_beside(ax, no_pig=none, fontsize=7)
+    return fig
+
+
 def reason_shares(cells: dict) -> pd.DataFrame:
     """Share of all points paid by payment reason, a row per cell (``{label: cell report}``); the
     reasons no cell pays are left out."""

@@ -51,6 +51,8 @@ def build(exp_dir, width: float | None = None, vs: str | None = None, limit: int
     elif manifest.get("until"):   # experiments before plans were kept
         rep["until"] = manifest["until"]
     rep["draw_order"] = manifest.get("draw_order", "table")   # experiments before draw orders drew in table order
+    if manifest["spec"].get("rules_override"):
+        rep["rules_override"] = manifest["spec"]["rules_override"]
     rep["command"] = command_line(manifest, exp_dir, vs=rep.get("reference"))
     rep["package_version"] = manifest.get("package_version")
     return rep
@@ -78,6 +80,10 @@ def command_line(manifest: dict, exp_dir, vs: str | None = None, rerun: bool = F
             order_opt += f" --max-walls {plan['max_walls']}"
         if plan.get("max_minutes") is not None:
             order_opt += f" --max-minutes {plan['max_minutes']:g}"
+    if spec.get("rules_override"):
+        from experiments.execute import override_options
+
+        order_opt += " " + override_options(spec["rules_override"])
     out_opt = f" --out {_shell_word(str(exp_dir))}"
     if spec.get("compare"):
         c = spec["compare"]
@@ -176,6 +182,7 @@ def _format_duplicate(rep: dict, full_names: bool = False) -> str:
              "identical runs shared), seed " + str(rep["seed"]) + f", {rep.get('draw_order', 'table')} draw order"]
     if rep.get("description"):
         lines.append(rep["description"])
+    lines += _override_lines(rep, [r["rules"] for r in rep["rows"]])
     name = _seat_names([rep["field"]] + [r["seat"] for r in rep["rows"]], full_names)
     if ref == rep["baseline"]:
         lines.append(f"field: {name[rep['field']]} at the other three seats; baseline: {rep['baseline']}")
@@ -239,6 +246,21 @@ def _format_duplicate(rep: dict, full_names: bool = False) -> str:
     return "\n".join(lines)
 
 
+def _override_lines(rep: dict, labels: list) -> list[str]:
+    """The line that says an experiment was played under other rules than its spec's
+    (``experiment run --rules/--set``), and which."""
+    given = rep.get("rules_override")
+    if not given:
+        return []
+    from experiments.execute import override_options
+
+    labels = ", ".join(x for x in dict.fromkeys(labels) if x)
+    if not given.get("rules"):
+        return [f"rules: {labels} (the spec's, with {override_options(given)})"]
+    where = f", in place of the spec's {given['spec_rules']}" if given.get("spec_rules") else ""
+    return [f"rules: {labels} ({override_options(given)}{where})"]
+
+
 def _capped_text(u: dict, option: str, cap) -> str:
     """What capped a run that stopped at a precision, if anything (records before --max-minutes
     say only whether the cap on walls did)."""
@@ -281,6 +303,7 @@ def _format_cells(rep: dict, full_names: bool = False) -> str:
              f"seed {rep['seed']}, {rep.get('draw_order', 'table')} draw order"]
     if rep.get("description"):
         lines.append(rep["description"])
+    lines += _override_lines(rep, [c.get("rules", "") for c in rep["cells"]])
     cells = rep["cells"]
     show = rep["show"]
     name = _seat_names([s for c in cells for s in c["seats"]], full_names)

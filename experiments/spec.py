@@ -29,7 +29,11 @@ from typing import Any
 from simcore.contract.messages import one_line as _one_line
 
 SPEC_DIR = Path(__file__).resolve().parent
-SHIPPED = ("exchange", "exchange-efficient", "void", "void-efficient", "flower-pigs", "battle-vs-flow", "rule-sets")
+# the seven questions the notebooks and the README's findings answer
+SURVEY = ("exchange", "exchange-efficient", "void", "void-efficient", "flower-pigs", "battle-vs-flow", "rule-sets")
+# every spec in this folder (`sichuan experiment list`; tests/experiments holds it to the folder): the survey's,
+# and expert-pigs, a run that stops at a precision (its pilot alone is 800,000 expert hands)
+SHIPPED = SURVEY + ("expert-pigs",)
 KINDS = ("duplicate", "cells")
 SECTIONS = ("pigs", "spread", "matches", "reasons", "patterns", "ends")
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
@@ -109,6 +113,7 @@ class Spec:
     show: tuple = SECTIONS
     loss_threshold: int = 50
     compare: dict | None = None     # set by `sichuan compare`: {"a", "b", "rules", "sets"}
+    rules_override: dict | None = None  # `sichuan experiment run --rules/--set`: {"rules", "sets"} as given, "spec_rules"
     draw_order: str = "seat"        # RULES.md: Rulings where the documents are silent, draw order
     estimator: str = "luck"         # duplicate: the main difference, luck-corrected or plain (README: Cheaper duplicate answers)
     until_width: float | None = None  # duplicate: play until every arm's interval is this wide (README: Cheaper duplicate answers)
@@ -146,6 +151,8 @@ class Spec:
             d["show"] = list(self.show)
             d["loss_threshold"] = self.loss_threshold
             d["cells"] = [{**c, "rules_label": cell.rules.label} for c, cell in zip(d["cells"], self.cells)]
+        if self.rules_override:
+            d["rules_override"] = self.rules_override
         return d
 
 
@@ -272,7 +279,9 @@ def spec_path(name_or_path: str | Path) -> Path:
     raise SpecError(f"unknown experiment {text!r}: give a spec file or one of {', '.join(SHIPPED)}")
 
 
-def load_spec(name_or_path: str | Path) -> Spec:
+def load_spec(name_or_path: str | Path, rules: str | None = None, sets=()) -> Spec:
+    """A shipped spec's name or a spec file, parsed; ``rules`` and ``sets`` (``--set`` items,
+    ``KEY=VALUE``) play it under other rules (:func:`override_rules`)."""
     path = spec_path(name_or_path)
     source = str(path) if path.parent != SPEC_DIR else f"experiments/{path.name}"
     try:
@@ -281,7 +290,81 @@ def load_spec(name_or_path: str | Path) -> Spec:
         raise SpecError(f"cannot read {source}: {exc.strerror or exc}") from None
     except tomllib.TOMLDecodeError as exc:
         raise SpecError(f"{source} is not valid TOML: {_one_line(exc)}") from None
-    return parse_spec(data, source=source, base_dir=path.parent, default_name=path.stem)
+    if rules is None and not sets:
+        return parse_spec(data, source=source, base_dir=path.parent, default_name=path.stem)
+    data, given = override_rules(data, rules, sets, source)
+    spec = parse_spec(data, source=source, base_dir=path.parent, default_name=path.stem)
+    from dataclasses import replace
+
+    return replace(spec, rules_override=given)
+
+
+def override_rules(data: dict, rules: str | None, sets=(), source: str = "<spec>") -> tuple[dict, dict]:
+    """A spec's TOML ``data`` played under other rules (``sichuan experiment run --rules/--set``),
+    and the override as given (``{"rules", "sets"}``, with the spec's own ``spec_rules``: what
+    ``experiment.json`` records).
+
+    ``rules`` (a preset, or a rule file read from the current directory) takes the place of the
+    spec's own ``rules`` (battle where it names none): every arm and cell that does not name its
+    own ``rules`` plays it, with the spec's ``sets`` and its own still applied; an arm or cell that
+    names its own ``rules`` keeps them (a spec that varies the rules, such as a grid over presets,
+    still compares them). Each ``--set`` (``KEY=VALUE``) then overrides its option in every arm
+    and cell. ``rules`` where every arm or cell names its own is refused (only ``--set`` applies)."""
+    import copy
+    import os
+
+    from simcore.contract.rules import RuleError, parse_sets
+
+    try:
+        overrides = parse_sets(list(sets or ()))
+    except RuleError as exc:
+        raise SpecError(_one_line(exc)) from None
+    data = copy.deepcopy(data)
+    replaced = data.get("rules", "battle")
+    kind = data.get("kind")
+    own: list[str] = []       # the rules named by the arms or cells that name their own
+    takes_base = False
+    tables: list[dict] = []   # arm and cell tables whose own sets --set amends
+    if kind == "duplicate" and isinstance(data.get("arms"), dict):
+        for v in data["arms"].values():
+            if isinstance(v, dict):
+                tables.append(v)
+                if "rules" in v:
+                    own.append(str(v["rules"]))
+                    continue
+            takes_base = True
+    elif kind == "cells":
+        grid, cells = data.get("grid"), data.get("cells")
+        if isinstance(grid, dict):
+            if "rules" in grid:
+                own += [str(x) for x in (grid["rules"] if isinstance(grid["rules"], list) else [grid["rules"]])]
+            else:
+                takes_base = True
+        if isinstance(cells, list):
+            for c in cells:
+                if isinstance(c, dict):
+                    tables.append(c)
+                    if "rules" in c:
+                        own.append(str(c["rules"]))
+                        continue
+                takes_base = True
+    if rules is not None:
+        if not takes_base and own:
+            what = "arm" if kind == "duplicate" else "cell"
+            raise SpecError(f"--rules {rules}: every {what} of {source} names its own rules "
+                            f"({', '.join(dict.fromkeys(own))}), so there are no rules of the spec's to replace; "
+                            f"--set KEY=VALUE changes an option in every {what}")
+        path = rules
+        if rules.endswith(".toml") or os.path.sep in rules:   # a rule file, read from the current directory
+            path = str(Path(rules).expanduser().resolve())
+        data["rules"] = path
+    if overrides:
+        base = data.get("sets")
+        data["sets"] = {**(base if isinstance(base, dict) else {}), **overrides}
+        for t in tables:
+            if isinstance(t.get("sets"), dict):
+                t["sets"] = {**t["sets"], **overrides}
+    return data, {"rules": rules, "sets": list(sets or ()), "spec_rules": replaced if isinstance(replaced, str) else None}
 
 
 def parse_spec(data: dict, source: str = "<spec>", base_dir: Path | None = None, default_name: str = "experiment") -> Spec:
@@ -419,7 +502,7 @@ GRID_KEYS = ("seats", "play", "exchange", "void", "rules", "mode")
 
 def _parse_cells(data: dict, common: dict, source: str, base_dir: Path, strategy_dir: Path | None = None) -> Spec:
     _check_keys(data, {"name", "kind", "description", "seed", "hands", "width", "grid", "cells", "sizes", "show",
-                       "loss_threshold", "sets", "draw_order", "until_relative", "max_hands"}, source, "")
+                       "loss_threshold", "rules", "sets", "draw_order", "until_relative", "max_hands"}, source, "")
     rel = data.get("until_relative")
     if rel is not None and (isinstance(rel, bool) or not isinstance(rel, (int, float)) or not 0 < rel < 1):
         raise _err(source, "until_relative", f"expected a share between 0 and 1 (0.25: the pig rate's 95% "
@@ -432,6 +515,8 @@ def _parse_cells(data: dict, common: dict, source: str, base_dir: Path, strategy
     if rel is not None and "pigs" not in show:
         raise _err(source, "until_relative", 'sets the precision of the pig rates: needs "pigs" in show')
     loss = _int(data, "loss_threshold", source, 50, minimum=1)
+    if "rules" in data:   # the rules of every cell that names none (battle by default)
+        _rules(data["rules"], data.get("sets"), base_dir, source, "")
     if ("grid" in data) == ("cells" in data):
         raise _err(source, "grid", "give exactly one of a [grid] table and a [[cells]] list")
     cells: list[Cell] = []
@@ -465,7 +550,7 @@ def _parse_cells(data: dict, common: dict, source: str, base_dir: Path, strategy
                     if part in values:
                         seat_text += f"+{part}={values[part]}"
             name = "-".join(_slug(values[k]) for k in varying) or common["name"]
-            cells.append(_make_cell(name, labels, seat_text, values.get("rules"), data.get("sets"),
+            cells.append(_make_cell(name, labels, seat_text, values.get("rules", data.get("rules")), data.get("sets"),
                                     values.get("mode", "hands"), source, "grid.", base_dir, strategy_dir))
     else:
         lst = data["cells"]
@@ -476,7 +561,7 @@ def _parse_cells(data: dict, common: dict, source: str, base_dir: Path, strategy
             _check_keys(c, {"name", "seats", "rules", "sets", "mode", "hands"}, source, key)
             seat_text = _str(c, "seats", source, default="efficient")
             name = _str(c, "name", source, default=None) or f"cell{i}"
-            cell = _make_cell(name, {}, seat_text, c.get("rules"), c.get("sets", data.get("sets")),
+            cell = _make_cell(name, {}, seat_text, c.get("rules", data.get("rules")), c.get("sets", data.get("sets")),
                               c.get("mode", "hands"), source, key, base_dir, strategy_dir)
             if "hands" in c:
                 cell = _with_weight(cell, _int(c, "hands", source + ": " + key.rstrip("."), 1, minimum=1) / common["hands"])

@@ -39,7 +39,7 @@ import numpy as np
 import pandas as pd
 from IPython.display import Markdown, display
 
-from experiments.figures import report_of
+from experiments.figures import pig_rates_figure, report_of
 from experiments.findings import pigs_sentences
 from simcore.runs import analysis
 
@@ -55,29 +55,11 @@ cells[["play", "void", "preset", "hands", "pigs", "rate", "rate_low", "rate_high
 # %% [markdown]
 # ## Pig rate by cell
 #
-# Log scale; a cell without a single pig shows its upper Wilson bound as a down-pointing triangle.
+# Log scale; a cell without a single pig shows its upper Wilson bound as an open down-pointing
+# triangle (the legend, beside the plot, says so).
 
 # %%
-presets = list(dict.fromkeys(cells["preset"]))
-voids = list(dict.fromkeys(cells["void"]))
-plays = list(dict.fromkeys(cells["play"]))
-colors = dict(zip(voids, plt.rcParams["axes.prop_cycle"].by_key()["color"]))
-markers = dict(zip(plays, ["o", "s", "D", "^"]))
-fig, ax = plt.subplots(figsize=(9, 4.5))
-width = 0.8 / (len(voids) * len(plays))
-for i, (v, p) in enumerate([(v, p) for v in voids for p in plays]):
-    sub = cells[(cells["void"] == v) & (cells["play"] == p)].set_index("preset").loc[presets]
-    x = np.arange(len(presets)) - 0.4 + width * (i + 0.5)
-    has = sub["pigs"].to_numpy() > 0
-    r = sub["rate"].to_numpy()
-    ax.errorbar(x[has], r[has], yerr=[r[has] - sub["rate_low"].to_numpy()[has], sub["rate_high"].to_numpy()[has] - r[has]],
-                fmt=markers[p], color=colors[v], capsize=3, label=f"{p}, void {v}")
-    ax.scatter(x[~has], sub["rate_high"].to_numpy()[~has], marker="v", color=colors[v], facecolors="none")
-ax.set_yscale("log")
-ax.set_xticks(np.arange(len(presets)), presets)
-ax.set_ylabel("flower pigs per seat-hand (Wilson 95%)")
-ax.set_title("Flower-pig rate by rule preset, void policy and play")
-ax.legend(fontsize=7, ncol=2)
+pig_rates_figure(cells)
 plt.show()
 
 # %% [markdown]

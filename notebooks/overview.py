@@ -14,8 +14,9 @@
 # %% [markdown]
 # # Overview: what the shipped experiments say
 #
-# Seven experiments (`sichuan experiment list`); the exchange and void questions are asked of an
-# `expert` and of an `efficient` field:
+# Seven experiments (`sichuan experiment list` also gives `expert-pigs`, a run that pins expert's
+# pig rate, run on its own); the exchange and void questions are asked of an `expert` and of an
+# `efficient` field:
 #
 # | experiment | notebook | question |
 # |---|---|---|
@@ -45,12 +46,13 @@ import pandas as pd
 from IPython.display import Markdown, display
 
 import experiments
+from experiments.figures import legend_beside
 from experiments.findings import TITLES, sentences
 
-missing = [n for n in experiments.SHIPPED if not (RUNS / n / "experiment.json").is_file()]
+missing = [n for n in experiments.SURVEY if not (RUNS / n / "experiment.json").is_file()]
 if missing:
     raise FileNotFoundError(f"no experiment in {', '.join(str(RUNS / n) for n in missing)}: run `make notebooks`")
-reports = {n: experiments.load_report(RUNS / n) for n in experiments.SHIPPED}
+reports = {n: experiments.load_report(RUNS / n) for n in experiments.SURVEY}
 pd.DataFrame([{"experiment": n, "kind": r["kind"], "seed": r["seed"], "hands played": r["hands_played"],
                "command": r["command"]} for n, r in reports.items()]).set_index("experiment")
 
@@ -90,7 +92,7 @@ pd.DataFrame([{"experiment": n, "arm": r["arm"], "diff": r["diff"], "low": r["di
 pig = pd.DataFrame([{**c["labels"], **c["pigs"]} for c in reports["flower-pigs"]["cells"]])
 pig = pig[pig["play"] == "expert"] if "play" in pig and (pig["play"] == "expert").any() else pig
 bvf = {(c["preset"], c["mode"]): c for c in reports["battle-vs-flow"]["cells"]}
-fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 3.4))
+fig, (a1, a2) = plt.subplots(1, 2, figsize=(12, 3.4), layout="constrained")
 voids = list(dict.fromkeys(pig["void"]))
 for i, (preset, g) in enumerate(pig.groupby("rules", sort=False)):
     g = g.set_index("void").loc[voids]
@@ -103,14 +105,13 @@ a1.set_yscale("log")
 a1.set_xticks(np.arange(len(voids)), voids)
 a1.set_xlabel("void policy (expert play)")
 a1.set_ylabel("flower pigs per seat-hand (Wilson 95%)")
-a1.legend(fontsize=8)
+legend_beside(a1, no_pig=bool((pig["pigs"] == 0).any()), fontsize=8)
 sd = [(f"{p}\nper hand", bvf[(p, "hands")]["spread"]) for p in ("battle", "flow")] + \
      [(f"{p}\nper match", bvf[(p, "matches")]["matches"]) for p in ("battle", "flow")]
 v = np.array([(s["sd"], s["sd_low"], s["sd_high"]) for _, s in sd], float)
 a2.errorbar(np.arange(len(v)), v[:, 0], yerr=[v[:, 0] - v[:, 1], v[:, 2] - v[:, 0]], fmt="o", capsize=5)
 a2.set_xticks(np.arange(len(v)), [s for s, _ in sd])
 a2.set_ylabel("SD of a seat's net (points)")
-plt.tight_layout()
 plt.show()
 
 # %% [markdown]

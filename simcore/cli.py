@@ -778,8 +778,9 @@ def analyze_cmd(run_dir, rules_spec, sets, seed, hand, seat, decision, rollouts,
     """Judge a seat's decisions in one hand by playing the rest of the hand out many times.
 
     For each decision (or the K-th), every candidate answer with the seat's mean net from the
-    decision to the end of the hand over the rollouts and its 95% interval, its gap to the best
-    with a paired 95% interval (the same sampled tables for both), and which one the seat chose. The tables are sampled from
+    decision to the end of the hand over the rollouts and its 95% interval, what it falls short of
+    the best by with a paired 95% interval (the same sampled tables for both; never above 0), and
+    which one the seat chose. The tables are sampled from
     the seat's view alone (what it could see); the rollouts are played by the hand's own seats, or by
     --policy (the output says who played).
     Without RUN_DIR the hand is hand N of the given rules, seats and seed, as `sichuan trace`
@@ -829,6 +830,12 @@ def format_judgements(df) -> str:
     """``sichuan analyze``'s text: a block per decision, candidates best first."""
     if df.empty:
         return "no decisions: the seat had no choice to make in this hand"
+    from simcore.inspection.review import shortfall
+
+    def short(x: float) -> str:   # a shortfall as shown: 0.00, or below it
+        text = f"{shortfall(x):.2f}"
+        return text if text == "0.00" else "-" + text
+
     lines = []
     for k, d in df.groupby("decision", sort=True):
         first = d.iloc[0]
@@ -836,10 +843,10 @@ def format_judgements(df) -> str:
         lines.append(f"decision {k}: {what} ({first['rollouts']} rollouts)")
         for r in d.itertuples():
             mark = "*" if r.chosen else " "
-            gap = "best" if r.best else f"{-r.gap:+.2f} [{-r.gap_hi:+.2f}, {-r.gap_lo:+.2f}]"
+            gap = "best" if r.best else f"{short(r.gap)} [{short(r.gap_hi)}, {short(r.gap_lo)}]"
             lines.append(f" {mark} {r.candidate:<16} {r.mean:+7.2f} [{r.lo:+.2f}, {r.hi:+.2f}]   {gap}")
     lines.append("(* the seat's own choice; mean net from the decision to the hand's end, with its 95% interval;\n"
-                 " the gap to the best with a paired 95% interval)")
+                 " what it falls short of the best by, with a paired 95% interval: never above 0)")
     return "\n".join(lines)
 
 

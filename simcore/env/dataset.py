@@ -80,6 +80,17 @@ def _config(rules, seats, record, seed: int, chunk: int, options: K.RunOptions) 
             "obs_len": AG.OBS_LEN, "n_actions": N_ACTIONS}
 
 
+def _both(key: str, theirs, mine, most: int = 3) -> str:
+    """What differs in a configuration entry, with both values (``X there, Y now``)."""
+    if isinstance(theirs, dict) and isinstance(mine, dict):       # the rules: the options that differ
+        diff = [k for k in mine if theirs.get(k) != mine[k]]
+        shown = [f"{k} {theirs.get(k)} there, {mine[k]} now" for k in diff[:most]]
+        return "; ".join(shown + ([f"and {len(diff) - most} more"] if len(diff) > most else []))
+    if isinstance(theirs, list) and isinstance(mine, list) and len(theirs) == len(mine) and key == "seats":
+        return "; ".join(f"seat {i}: {a} there, {b} now" for i, (a, b) in enumerate(zip(theirs, mine)) if a != b)
+    return f"{theirs} there, {mine} now"
+
+
 def _read_manifest(path: Path) -> dict:
     import json
 
@@ -121,8 +132,11 @@ def record(out, rules, seats, record_seats, hands: int, seed: int = 0, chunk: in
         if old is not None:
             diff = [k for k in cfg if old.get("config", {}).get(k) != cfg[k]]
             if diff:
-                raise DatasetError(f"{out} holds a dataset with another {', '.join(diff)}; choose a new directory "
-                                   "(only a larger --hands extends one)")
+                both = "; ".join(_both(k, old.get("config", {}).get(k), cfg[k]) for k in diff)
+                names = {"rules": "rule set", "chunk": "chunk size", "draw_order": "draw order", "record": "record"}
+                raise DatasetError(f"{out} holds a dataset with another {', '.join(names.get(k, k) for k in diff)} "
+                                   f"({both}); choose a new "
+                                   "directory (only a larger --hands extends one)")
             if hands < old["hands"]:
                 raise DatasetError(f"{out} holds {old['hands']:,} hands; --hands may only grow")
             if old.get("schema_version", 1) != SCHEMA_VERSION:

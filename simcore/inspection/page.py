@@ -152,19 +152,47 @@ def _r3(x: float) -> float:
     return round(float(x), 3)
 
 
-def review_payload(review: dict) -> dict:
-    """The reviewer's judgements (``simcore.inspection.review.review``) as the page draws them: per decision
-    the step it was taken at (the table after event ``event - 1``), the options best first as
-    [answer, mean, lo, hi, gap, gap_lo, gap_hi, chosen], and what the choice gave up."""
+# the events a seat's own answer makes (a claim it passed makes none, a win it passed a pass_win)
+OWN_EVENTS = ("discard", "kong", "pung", "win", "pass_win")
+
+
+def decision_event(events: list[dict] | None, seat: int, event: int) -> int:
+    """The event a decision of ``seat`` is shown at, ``event`` being the first event after the
+    question was put (``review``'s): that event where the seat's answer made it (the exchange,
+    the void suits, its discard, kong, pung or win, a win or a rob it passed), else the event that
+    put the question: for a pung or kong it let go by, the discard (a pass of a claim logs nothing)."""
+    if events is None or not 0 <= event < len(events):
+        return event
+    e = events[event]
+    if e["event"] in ("exchange", "void") or (e["event"] in OWN_EVENTS and e.get("seat") == seat):
+        return event
+    return event - 1
+
+
+def review_payload(review: dict, events: list[dict] | None = None) -> dict:
+    """The reviewer's judgements (``simcore.inspection.review.review``) as the page draws them: per
+    decision the event it is shown at (``at``: ``decision_event`` of the hand's ``events``) and the
+    table it was judged at (``table``: the table after event ``event - 1``); its options best
+    first as [answer, mean, lo, hi, shortfall, shortfall_lo, shortfall_hi, chosen, best], a
+    shortfall being the option's gap to the best cut at 0 (``review.shortfall``; 0 for the best);
+    and what the choice gave up (0 where it chose the best). The hand's total is the sum of the
+    unbiased gaps with its 95% interval, each cut at 0."""
+    from simcore.inspection.review import shortfall
+
+    seat = review["seat"]
     decisions = []
     for d in review["decisions"]:
-        opts = [[o["candidate"], _r3(o["mean"]), _r3(o["lo"]), _r3(o["hi"]), _r3(o["gap"]), _r3(o["gap_lo"]),
-                 _r3(o["gap_hi"]), int(o["chosen"])] for o in d["options"]]
-        decisions.append({"k": d["decision"], "at": d["event"] - 1, "q": d["question"], "tile": d["tile"],
-                          "chosen": d["chosen"], "best": d["best"], "lost": _r3(d["lost"]),
-                          "lost_lo": _r3(d["lost_lo"]), "lost_hi": _r3(d["lost_hi"]), "o": opts})
-    return {"seat": review["seat"], "strategy": short_name(review["strategy"]), "rollouts": review["rollouts"],
-            "policy": review["policy"], "lost": _r3(review["lost"]), "d": decisions}
+        opts = [[o["candidate"], _r3(o["mean"]), _r3(o["lo"]), _r3(o["hi"])]
+                + ([0.0, 0.0, 0.0] if o["best"] else [_r3(shortfall(o[k])) for k in ("gap", "gap_lo", "gap_hi")])
+                + [int(o["chosen"]), int(o["best"])] for o in d["options"]]
+        best = d.get("chose_best", d["chosen"] == d["best"])
+        lost = [0.0] * 3 if best else [_r3(shortfall(d[k])) for k in ("lost", "lost_lo", "lost_hi")]
+        decisions.append({"k": d["decision"], "at": decision_event(events, seat, d["event"]), "table": d["event"] - 1,
+                          "q": d["question"], "tile": d["tile"], "chosen": d["chosen"], "best": d["best"],
+                          "cb": int(best), "lost": lost[0], "lost_lo": lost[1], "lost_hi": lost[2], "o": opts})
+    total = [_r3(shortfall(review.get(k, review["lost"]))) for k in ("lost", "lost_lo", "lost_hi")]
+    return {"seat": seat, "strategy": short_name(review["strategy"]), "rollouts": review["rollouts"],
+            "policy": review["policy"], "lost": total[0], "lost_lo": total[1], "lost_hi": total[2], "d": decisions}
 
 
 def hand_payload(events: list[dict], review: dict | None = None) -> dict:
@@ -208,7 +236,7 @@ def hand_payload(events: list[dict], review: dict | None = None) -> dict:
         "flow": last.flow, "strategies": [short_names(start["strategies"])[x] for x in start["strategies"]],
         "specs": list(start["strategies"]), "start_scores": list(start["scores"]),
         "events": texts, "steps": steps, "payments": payments, "settle": _settle_json(last),
-        "review": review_payload(review) if review else None,
+        "review": review_payload(review, events) if review else None,
     }
 
 
@@ -306,5 +334,5 @@ class HandViewer:
         return f"<HandViewer: {len(self.hands)} hand(s); .save('hand.html') or display it in Jupyter>"
 
 
-__all__ = ["page", "hand_payload", "review_payload", "event_text", "HandViewer", "ViewerError", "MAX_HANDS", "MAX_HAND_BYTES",
+__all__ = ["page", "hand_payload", "review_payload", "decision_event", "event_text", "HandViewer", "ViewerError", "MAX_HANDS", "MAX_HAND_BYTES",
            "hand_bytes"]

@@ -230,13 +230,22 @@ def _rows(k, p, q, halves: list, actual, S, seat, event) -> list[dict]:
     return rows
 
 
+def shortfall(gap: float) -> float:
+    """What an option falls short of the best by, as the viewer and ``sichuan analyze`` show it:
+    its gap (or a bound of the gap's interval) cut at 0. The gap is unbiased, so noise puts it
+    below 0 at times; a shortfall cannot be (cutting an interval at the bound of what it estimates
+    keeps its coverage)."""
+    return max(float(gap), 0.0)
+
+
 def review(hand: RunHand, seat: int, rollouts: int = 500, policy=None, discards: int = 14,
            progress=None) -> dict:
     """One seat's decisions in one hand as the viewer's reviewer shows them (``sichuan trace
     --format html --review SEAT``): each decision with the event it came before, its options best
     first (``judge_hand``'s rows), and what the seat's choice gave up against the best (its
-    unbiased gap with its paired interval, near 0 where it chose the best); ``lost`` sums those
-    gaps over the hand."""
+    unbiased gap with its paired interval and standard error ``lost_se``, near 0 where it chose
+    the best). ``lost`` sums those gaps over the hand, with a 95% interval (``lost_lo``,
+    ``lost_hi``: each decision's rollouts are its own, so their errors add in quadrature)."""
     specs = rollout_seats(hand, policy)
     rows = judge_hand(hand, seat, None, rollouts, specs, discards, progress)
     decisions = []
@@ -245,11 +254,14 @@ def review(hand: RunHand, seat: int, rollouts: int = 500, policy=None, discards:
         chosen = next(r for r in options if r["chosen"])
         decisions.append({"decision": k, "event": chosen["event"], "question": chosen["question"],
                           "tile": chosen["tile"], "options": options, "chosen": chosen["candidate"],
-                          "best": options[0]["candidate"], "lost": chosen["gap"], "lost_lo": chosen["gap_lo"],
-                          "lost_hi": chosen["gap_hi"]})
+                          "best": options[0]["candidate"], "chose_best": bool(chosen["best"]),
+                          "lost": chosen["gap"], "lost_lo": chosen["gap_lo"], "lost_hi": chosen["gap_hi"],
+                          "lost_se": (chosen["gap_hi"] - chosen["gap"]) / Z95})
+    lost = sum(d["lost"] for d in decisions)
+    se = math.sqrt(sum(d["lost_se"] ** 2 for d in decisions))
     return {"seat": seat, "strategy": hand.seats[seat], "rollouts": rollouts,
             "policy": rollouts_text(specs),
-            "decisions": decisions, "lost": sum(d["lost"] for d in decisions)}
+            "decisions": decisions, "lost": lost, "lost_lo": lost - Z95 * se, "lost_hi": lost + Z95 * se}
 
 
 def hand_setup(run=None, hand: int = 0, rules="battle", sets=None, seats=None, seed: int = 0,
@@ -292,7 +304,9 @@ def analyze(run=None, hand: int = 0, seat: int = 0, decision: int | None = None,
     candidate answer of each decision (or of decision ``decision``, counted from 0 over the
     questions where the seat had a choice), best first within a decision: ``mean`` net for the seat
     from the decision to the hand's end over ``rollouts`` sampled tables with its 95% interval (``lo``, ``hi``);
-    ``gap`` to the best candidate with a paired 95% interval (``gap_lo``, ``gap_hi``); ``chosen``,
+    ``gap`` to the best candidate with a paired 95% interval (``gap_lo``, ``gap_hi``: unbiased, so
+    noise puts it below 0 at times; ``sichuan analyze`` and the viewer show it cut at 0, as a
+    shortfall, ``shortfall``); ``best``, the candidate with the highest mean; ``chosen``,
     the seat's actual answer; ``event``, the index in the hand's trace of the first event after
     the decision (the decision is taken at the table shown after event ``event - 1``). The rollouts
     are played by the hand's own seats (a searching seat by its rollout policy), or by ``policy``:

@@ -377,6 +377,30 @@ def _check_same_seats(run_dir: Path, old: dict, cfg: RunConfig) -> None:
                                "now; use a new --out directory")
 
 
+def _value(x) -> str:
+    """A configuration value as a refusal shows it (numbers with thousands separators)."""
+    if isinstance(x, bool):
+        return "true" if x else "false"
+    return f"{x:,}" if isinstance(x, int) else str(x)
+
+
+def _rules_differ(theirs, mine, most: int = 3) -> str:
+    """Two rule sets' difference with both values: the presets where they differ, then the options
+    (at most ``most``, and how many more), e.g. ``battle there, flow now: blood_flow true there,
+    false now, ...``."""
+    if not isinstance(theirs, dict) or not isinstance(theirs.get("options"), dict):
+        return "unreadable there"
+    parts = []
+    if theirs.get("preset") != mine.get("preset"):
+        parts.append(f"preset {theirs.get('preset')} there, {mine.get('preset')} now")
+    a, b = theirs["options"], mine["options"]
+    diff = [k for k in b if a.get(k) != b[k]]
+    shown = [f"{k} {_value(a.get(k))} there, {_value(b[k])} now" for k in diff[:most]]
+    if len(diff) > most:
+        shown.append(f"and {len(diff) - most} more options")
+    return "; ".join(parts + shown) or "the same options"
+
+
 def _short(text: str, limit: int = 60) -> str:
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
@@ -408,14 +432,12 @@ def _check_existing(d: ManagedDir, cfg: RunConfig) -> dict | None:
         raise RunError(f"{run_dir} holds a run {holds}, {want}; use a new --out directory")
     for key in ("rules", "seed", "mode", "chunk_hands", "draw_order"):
         if theirs[key] != mine[key]:
-            what = {"rules": "a different rule set", "seats": "different seats", "seed": "a different seed",
-                    "mode": "a different mode (hands vs matches)", "chunk_hands": "a different chunk size",
-                    "draw_order": f"another draw order ({theirs[key]}, not {mine[key]})"}[key]
-            if key == "rules":
-                a, b = theirs[key]["options"], mine[key]["options"]
-                diff = [k for k in b if a.get(k) != b[k]] if isinstance(a, dict) else []
-                what += f" ({', '.join(diff)} differ)" if diff else ""
-            raise RunError(f"{run_dir} holds a run with {what}; use a new --out directory "
+            what = {"rules": "a different rule set", "seed": "a different seed",
+                    "mode": "a different mode", "chunk_hands": "a different chunk size",
+                    "draw_order": "another draw order"}[key]
+            both = (_rules_differ(theirs[key], mine[key]) if key == "rules"
+                    else f"{_value(theirs[key])} there, {_value(mine[key])} now")
+            raise RunError(f"{run_dir} holds a run with {what} ({both}); use a new --out directory "
                            f"(`sichuan summarize {run_dir}` shows the run's configuration)")
     from strategies.registry import changed_strategy_file
 
@@ -664,6 +686,9 @@ def _close_run(d: ManagedDir, cfg: RunConfig, manifest: dict, elapsed: float, pl
 
 def _interrupted(run_dir: Path, chunks) -> RunInterrupted:
     n = len(rio.complete_chunks(run_dir) & {c for c, _, _ in chunks})
+    if n == len(chunks):   # stopped after the last chunk was written, before the run was closed
+        return RunInterrupted(f"interrupted: all {n} chunks are complete, the run not yet closed; run the same "
+                              "command again to finish it")
     return RunInterrupted(f"interrupted: {n} of {len(chunks)} chunks complete; run the same command again to resume")
 
 

@@ -128,7 +128,7 @@ def test_a_run_records_its_draw_order_and_a_resume_must_match(tmp_path):
     run_cli("simulate", "--hands", 300, "--seats", "greedy", "--draw-order", "seat", "--out", out, "-q")
     assert json.loads((out / "run.json").read_text())["config"]["draw_order"] == "seat"
     bad = invoke("simulate", "--hands", 600, "--seats", "greedy", "--out", out, "-q")
-    assert bad.exit_code == 2 and "another draw order (seat, not table)" in bad.stderr
+    assert bad.exit_code == 2 and "another draw order (seat there, table now)" in bad.stderr
     run_cli("simulate", "--hands", 600, "--seats", "greedy", "--draw-order", "seat", "--out", out, "-q")
     # a trace of the run replays its hands in its order, equal to its rows
     text = run_cli("trace", out, "--hand", 450, "--format", "text").stdout
@@ -148,4 +148,4 @@ def test_runs_written_before_draw_orders_read_as_table(tmp_path):
     assert json.loads(lines[0])["draw_order"] == "table"
     bad = invoke("simulate", "--rules", "kawu", "--chunk-hands", 1000, "--seats", "greedy", "--seed", 3,
                  "--hands", 2000, "--draw-order", "seat", "--out", old)
-    assert bad.exit_code == 2 and "another draw order (table, not seat)" in bad.stderr
+    assert bad.exit_code == 2 and "another draw order (table there, seat now)" in bad.stderr

@@ -87,7 +87,12 @@ def test_a_dataset_resumes_extends_and_refuses_changes(tmp_path):
     run_cli(*args, "--hands", 100)                                        # a larger --hands extends
     assert sorted(load(out).hand.unique()) == list(range(100))
     res = invoke(*args[:4], "0", *args[5:], "--hands", 100)
-    assert res.exit_code != 0 and "another record" in res.output and res.output.count("\n") == 1
+    assert res.exit_code != 0 and "another record ([0, 1, 2, 3] there, [0] now)" in res.output
+    assert res.output.count("\n") == 1
+    res = invoke(*args[:6], 3, *args[7:], "--hands", 100)                 # another seed, another rule set
+    assert res.exit_code == 2 and "another seed (2 there, 3 now)" in res.output, res.output
+    res = invoke(*args, "--rules", "kawu", "--hands", 100)
+    assert res.exit_code == 2 and "another rule set (preset battle there, kawu now; " in res.output, res.output
     res = invoke(*args, "--hands", 50)
     assert res.exit_code != 0 and "may only grow" in res.output
     res = invoke("dataset", "--record", "0,7", "--hands", 5, "--out", tmp_path / "x")

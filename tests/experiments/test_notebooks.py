@@ -108,3 +108,37 @@ def test_readme_findings_are_generated():
     body = m.group(1)
     for name in findings.SIZES:
         assert re.search(rf"sichuan experiment run {name} --hands \d+ --seed \d+ --out \S+", body)
+
+
+def test_the_pig_rate_plot_explains_its_triangles_and_its_legend_covers_no_point():
+    """Issue 44, item 10: the open triangle of a cell without a pig is in the legend, and the legend
+    sits beside the plot (inside the figure), over none of its points."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import numpy as np
+    import pandas as pd
+
+    from experiments.figures import NO_PIG, pig_rates_figure
+
+    rows = []
+    for i, (play, void, preset) in enumerate((p, v, r) for p in ("greedy", "efficient", "expert")
+                                             for v in ("fewest", "weakest", "random")
+                                             for r in ("battle", "flow", "chengdu", "kawu", "tfmj")):
+        pigs = 0 if void != "random" and i % 4 == 0 else 3 + i
+        rate = pigs / 1e5 if pigs else 0.0
+        rows.append({"play": play, "void": void, "preset": preset, "pigs": pigs, "rate": rate,
+                     "rate_low": rate / 2, "rate_high": max(rate * 2, 4e-5)})
+    fig = pig_rates_figure(pd.DataFrame(rows))
+    ax = fig.axes[0]
+    legend = ax.get_legend()
+    texts = [t.get_text() for t in legend.get_texts()]
+    assert NO_PIG in texts and "expert, void random" in texts and len(texts) == 9 + 1
+    fig.canvas.draw()
+    box, plot, whole = legend.get_window_extent(), ax.get_window_extent(), fig.bbox
+    assert box.x0 >= plot.x1, (box, plot)                     # beside the plot, not over it
+    assert box.x1 <= whole.x1 + 1 and box.y0 >= whole.y0 - 1  # and inside the figure
+    points = np.concatenate([c.get_offsets() for c in ax.collections if len(c.get_offsets())]
+                            + [np.column_stack(line.get_data()) for line in ax.get_lines() if len(line.get_xdata())])
+    shown = ax.transData.transform(np.asarray(points, float))
+    assert not any(box.contains(x, y) for x, y in shown)

@@ -11,6 +11,7 @@ offline, small, and the command line and Python entry points must write it."""
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections import Counter
 
@@ -26,7 +27,8 @@ from selenium.webdriver.support.ui import Select
 import simcore
 from simcore.cli import main as cli
 from simcore.inspection.replayer import event_seen, replay_events, seat_view, settlement
-from simcore.inspection.page import MAX_HAND_BYTES, MAX_HANDS, HandViewer, event_text, hand_bytes, page, review_payload
+from simcore.inspection.page import (MAX_HAND_BYTES, MAX_HANDS, HandViewer, decision_event, event_text, hand_bytes, page,
+                                    review_payload)
 from tests.support.viewer_hands import showcase, traced
 
 pytestmark = pytest.mark.slow  # every test here takes seconds (see conftest.py)
@@ -408,11 +410,59 @@ def test_each_decision_comes_before_the_event_of_its_choice(reviewed):
         assert d["lost"] == own["gap"] and d["lost_lo"] <= d["lost"] <= d["lost_hi"]
         assert d["options"][0]["candidate"] == d["best"] and sum(o["chosen"] for o in d["options"]) == 1
     assert r["lost"] == pytest.approx(sum(d["lost"] for d in r["decisions"]))
+    se = math.sqrt(sum(d["lost_se"] ** 2 for d in r["decisions"]))
+    assert r["lost_lo"] == pytest.approx(r["lost"] - 1.959964 * se) and r["lost_hi"] > r["lost"]
+
+
+def test_each_decision_is_shown_at_its_own_event(reviewed):
+    """A decision's mark and options sit on the event its choice made (the exchange on the
+    exchange's line, not the deal's; a discard on that discard's), or, for a pung or kong it let go
+    by, on the discard that offered it; they were judged at the table before ``event``."""
+    events, r, _ = reviewed
+    seat = REVIEWED["seat"]
+    payload = review_payload(r, events)
+    assert [d["at"] for d in payload["d"]] == [decision_event(events, seat, d["event"]) for d in r["decisions"]]
+    for d, p in zip(r["decisions"], payload["d"]):
+        e = events[p["at"]]
+        assert p["table"] == d["event"] - 1 and p["at"] in (d["event"], d["event"] - 1)
+        if d["question"] in ("exchange", "void"):
+            assert e["event"] == d["question"] and p["at"] == d["event"]
+        elif d["chosen"] == "pass" and events[d["event"]]["event"] != "pass_win":
+            assert e["event"] == "discard" and e["tile"] == d["tile"]
+        else:
+            assert e["seat"] == seat and e["event"] in ("discard", "kong", "pung", "win", "pass_win"), (d, e)
+    assert events[payload["d"][0]["at"]]["event"] == "exchange"
+    # a pung passed shows at the discard it let go by (no event of its own), a win passed at its pass_win
+    fake = [{"event": "discard", "seat": 2, "tile": "5m"}, {"event": "draw", "seat": 3}]
+    assert decision_event(fake, 0, 1) == 0
+    fake = [{"event": "discard", "seat": 2, "tile": "5m"}, {"event": "pass_win", "seat": 0}]
+    assert decision_event(fake, 0, 1) == 1
+
+
+def test_a_shown_gap_is_a_shortfall_from_the_best():
+    """An option not marked best shows what it falls short of the best by, never more than the
+    best; the total given up carries its interval; the decision a choice of the best is 'best'."""
+    def option(name, gap, lo, hi, best=False, chosen=False):
+        return {"candidate": name, "mean": 1.0 - gap, "lo": 0.0, "hi": 2.0, "gap": gap, "gap_lo": lo, "gap_hi": hi,
+                "best": best, "chosen": chosen}
+
+    opts = [option("discard 1m", -0.8, -1.5, -0.1, best=True), option("discard 2m", -0.3, -1.0, 0.4),
+            option("discard 3m", 0.9, 0.2, 1.6, chosen=True)]
+    r = {"seat": 0, "strategy": "expert", "rollouts": 24, "policy": "expert at every seat",
+         "lost": -0.1, "lost_lo": -1.2, "lost_hi": 1.0,
+         "decisions": [{"decision": 0, "event": 6, "question": "turn", "tile": "", "options": opts,
+                        "chosen": "discard 3m", "best": "discard 1m", "chose_best": False,
+                        "lost": 0.9, "lost_lo": 0.2, "lost_hi": 1.6, "lost_se": 0.36}]}
+    p = review_payload(r)
+    got = [o[4:] for o in p["d"][0]["o"]]
+    assert got == [[0.0, 0.0, 0.0, 0, 1], [0.0, 0.0, 0.4, 0, 0], [0.9, 0.2, 1.6, 1, 0]]
+    assert (p["d"][0]["lost"], p["d"][0]["lost_lo"], p["d"][0]["lost_hi"], p["d"][0]["cb"]) == (0.9, 0.2, 1.6, 0)
+    assert (p["lost"], p["lost_lo"], p["lost_hi"]) == (0.0, 0.0, 1.0)
 
 
 def test_the_page_shows_every_option_at_each_decision_and_the_costliest(browser, page_file, reviewed):
     events, r, path = reviewed
-    payload = review_payload(r)
+    payload = review_payload(r, events)
     try:
         browser.get(path.as_uri())
         marked = browser.execute_script(
@@ -428,6 +478,20 @@ def test_the_page_shows_every_option_at_each_decision_and_the_costliest(browser,
                 assert float(shown.replace("−", "-")) == pytest.approx(o[1], abs=0.0051), (d["k"], o)
             caption = browser.find_element(By.CSS_SELECTOR, "#decision caption").text
             assert f"(decision {d['k']})" in caption and d["q"] in caption
+            # a gap is a shortfall from the best: "best", or 0.00 and below, never above
+            gaps = browser.execute_script(
+                "return [...document.querySelectorAll('#decision table.options tr[data-answer]')].map((tr) =>"
+                " [tr.classList.contains('best'), tr.cells[4].textContent, tr.cells[5].textContent])")
+            for (best, gap, paired), o in zip(gaps, d["o"]):
+                assert best == bool(o[8]) and (gap == "best") == best, (d["k"], o, gap)
+                if not best:
+                    assert "+" not in gap + paired and float(gap.replace("−", "-")) <= 0, (d["k"], o, gap, paired)
+                    assert float(gap.replace("−", "-")) == pytest.approx(-o[4], abs=0.0051)
+        marks = browser.execute_script("return [...document.querySelectorAll('#events li.decision .cost')]"
+                                       ".map((m) => m.textContent)")
+        assert marks and all("+" not in m for m in marks), marks
+        first = browser.find_element(By.CSS_SELECTOR, "#events li.decision")
+        assert first.get_attribute("data-kind") == "exchange", first.text   # not the deal's line
         worst = sorted((d for d in payload["d"] if d["lost"] > 0), key=lambda d: (-d["lost"], d["k"]))[:5]
         items = browser.find_elements(By.CSS_SELECTOR, "#costliest li")
         assert [int(li.get_attribute("data-k")) for li in items] == [d["k"] for d in worst]
@@ -437,6 +501,9 @@ def test_the_page_shows_every_option_at_each_decision_and_the_costliest(browser,
             assert browser.execute_script("return window.handViewer.step") == worst[0]["at"]
         lost = browser.find_element(By.ID, "review-lost").text
         assert float(lost) == pytest.approx(payload["lost"], abs=0.0051)
+        lo, hi = browser.find_element(By.ID, "review-lost-ci").text.split(" to ")
+        assert (float(lo), float(hi)) == pytest.approx((payload["lost_lo"], payload["lost_hi"]), abs=0.0051)
+        assert 0 <= float(lo) <= float(lost) <= float(hi)
         assert not [e for e in browser.get_log("browser") if e.get("level") == "SEVERE"]
         browser.get(page_file.as_uri())        # a page without a review shows none
         assert not browser.find_element(By.ID, "review").is_displayed()
@@ -459,3 +526,37 @@ def test_python_replay_with_a_review(tmp_path):
     v = simcore.replay(3, seed=7, review=0, rollouts=8)
     data = json.loads(re.search(r'id="hand-0">(.*?)</script>', v.html()).group(1))
     assert data["review"]["seat"] == 0 and data["review"]["rollouts"] == 8 and data["review"]["d"]
+
+
+LONG = ("expert[pace=1.25,flush_weight=6.5,pairs_weight=1.5,decay=0.15,stay_cost=1.5,pass_margin=0.5,kong_slack=2,"
+        "pung_slack=1,flush_min=8,flow_flush_weight=9.0,flow_kong_slack=1,flow_decay=0.25,triplets_weight=0.5]"
+        "+exchange=expert[void_cost=5,flush_bonus=3,pair_bonus=2]+void=expert[void_cost=5,pair_bonus=4]")
+
+
+def test_a_long_seat_name_wraps_inside_the_page(browser, page_file, reviewed, tmp_path):
+    """A seat's name is one long word (a part with many parameters, a user file's long name): it wraps
+    inside its seat and the review, and the page never scrolls sideways, wherever the seat sits."""
+    from strategies.registry import parse_seat
+
+    events, r, _ = reviewed
+    long = parse_seat(LONG).canonical
+    events = [dict(events[0], strategies=[long] + list(events[0]["strategies"][1:]))] + list(events[1:])
+    path = tmp_path / "long.html"
+    HandViewer([events], reviews=[dict(r, strategy=long, policy=f"{LONG} at every seat")]).save(path)
+    try:
+        browser.get(path.as_uri())
+        assert len(browser.find_element(By.CSS_SELECTOR, '#table .seat[data-seat="0"] .strategy').text) > 200
+        for view in (-1, 1, 2, 3):      # seat 0 at the bottom, left, top and right
+            Select(browser.find_element(By.ID, "view-select")).select_by_value(str(view))
+            wide, inner = browser.execute_script("return [document.documentElement.scrollWidth, window.innerWidth]")
+            assert wide <= inner, (view, wide, inner)
+            inside = browser.execute_script(
+                "return [...document.querySelectorAll('#table .seat')].map((el) => {"
+                " const s = el.querySelector('.strategy').getBoundingClientRect(), b = el.getBoundingClientRect();"
+                " return [+el.dataset.seat, s.left >= b.left - 1 && s.right <= b.right + 1]; })")
+            assert all(ok for _, ok in inside), (view, inside)
+        box = browser.execute_script("const r = document.getElementById('review').getBoundingClientRect();"
+                                     " return [r.right, window.innerWidth]")
+        assert box[0] <= box[1], box
+    finally:
+        browser.get(page_file.as_uri())

@@ -104,3 +104,22 @@ def test_analyze_says_who_played_the_rollouts():
     assert res.output.splitlines()[0] == "rollouts played by: efficient at every seat"
     bad = invoke("analyze", "--seed", 7, "--hand", 3, "--seat", 0, "--policy", "nope")
     assert bad.exit_code == 2 and "unknown play strategy 'nope'" in bad.stderr
+
+
+def test_analyze_shows_a_gap_as_a_shortfall_from_the_best():
+    """An option not marked best never shows a gap above 0: the unbiased gap, below 0 by noise at
+    times, is shown cut at 0 (review.shortfall), its interval too."""
+    import pandas as pd
+
+    from simcore.cli import format_judgements
+
+    def row(name, mean, gap, lo, hi, best=False, chosen=False):
+        return {"decision": 0, "question": "turn", "tile": "", "rollouts": 24, "candidate": name, "mean": mean,
+                "lo": mean - 1, "hi": mean + 1, "gap": gap, "gap_lo": lo, "gap_hi": hi, "best": best, "chosen": chosen}
+
+    df = pd.DataFrame([row("discard 1m", 1.0, -0.8, -1.5, -0.1, best=True), row("discard 2m", 0.7, -0.3, -1.0, 0.4),
+                       row("discard 3m", -0.2, 0.9, 0.2, 1.6, chosen=True)])
+    lines = format_judgements(df).splitlines()
+    assert lines[1].endswith("best")
+    assert lines[2].endswith("   0.00 [-0.40, 0.00]")
+    assert lines[3].startswith(" * discard 3m") and lines[3].endswith("   -0.90 [-1.60, -0.20]")

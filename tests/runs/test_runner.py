@@ -132,6 +132,14 @@ def test_extending_a_run_equals_a_direct_run(tmp_path):
     assert_same_content(a, b)
 
 
+# what differs, with both values (README: Runs and their data, "Resume and extend")
+BOTH_VALUES = {"--seats": "seat 0's play is greedy there, efficient now", "--seed": "a different seed (1 there, 9 now)",
+               "--chunk-hands": "a different chunk size (1,000 there, 1,200 now)",
+               "--set": "a different rule set (fan_cap 4 there, 5 now)",
+               "--rules": "a different rule set (preset battle there, flow now; ",
+               "--matches": "a different mode (hands there, matches now)"}
+
+
 @pytest.mark.parametrize("change", [["--seats", "efficient"], ["--seed", "9"], ["--chunk-hands", "1200"],
                                     ["--set", "fan_cap=5"], ["--rules", "flow"], ["--matches", "10"]])
 def test_a_changed_configuration_is_refused_and_nothing_is_damaged(tmp_path, change):
@@ -145,6 +153,7 @@ def test_a_changed_configuration_is_refused_and_nothing_is_damaged(tmp_path, cha
     args[change[0]] = change[1]
     res = simulate(*[x for kv in args.items() for x in kv], "--out", out, expect=2)
     assert "Error:" in res.stderr and len(res.stderr.strip().splitlines()) == 1
+    assert BOTH_VALUES[change[0]] in res.stderr, res.stderr
     assert tree_digest(out) == before
 
 

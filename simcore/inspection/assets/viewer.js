@@ -199,9 +199,10 @@
       let body = text === null ? "not seen by this seat" : tilesIn(text);
       const ds = reviewAt[i];
       if (ds) {
-        const lost = Math.max(...ds.map((d) => d.lost));
+        const worst = ds.reduce((a, d) => (!d.cb && (a.cb || d.lost > a.lost) ? d : a));
         cls += ds.some(costly) ? " decision costly" : " decision";
-        body += ` <span class="cost" title="seat ${H.review.seat} decides here">&#9670; ${lost === 0 ? "best" : signed(-lost)}</span>`;
+        body += ` <span class="cost" title="seat ${H.review.seat}'s decision: what its choice gave up against the ` +
+          `best option">&#9670; ${worst.cb ? "best" : short(worst.lost)}</span>`;
       }
       return `<li class="${cls}" data-i="${i}" data-kind="${e[0]}">${body}</li>`;
     });
@@ -210,8 +211,10 @@
 
   // -- the reviewer ----------------------------------------------------------------------------
   // A decision is costly when the paired interval of what the choice gave up lies above 0.
-  const costly = (d) => d.lost_lo > 0;
+  const costly = (d) => !d.cb && d.lost_lo > 0;
   const signed = (x) => (x > 0 ? "+" : x < 0 ? "−" : "") + Math.abs(x).toFixed(2);
+  // a shortfall from the best (>= 0, review.shortfall) as the page shows it: never above 0
+  const short = (x) => (x.toFixed(2) === "0.00" ? "0.00" : "−" + x.toFixed(2));
   const answerHtml = (text) => esc(text).replace(/\b([1-9][mps])\b/g, (_, t) => tile(t));
   function decisionWhat(d) {
     return `${d.q}${d.tile ? " on " + tile(d.tile) : ""}`;
@@ -223,15 +226,18 @@
     $("review").hidden = !R;
     if (!R) { $("decision").innerHTML = ""; $("review-summary").innerHTML = ""; return; }
     for (const d of R.d) (reviewAt[d.at] = reviewAt[d.at] || []).push(d);
-    const worst = R.d.filter((d) => d.lost > 0).sort((a, b) => b.lost - a.lost || a.k - b.k).slice(0, 5);
+    const worst = R.d.filter((d) => !d.cb && d.lost > 0).sort((a, b) => b.lost - a.lost || a.k - b.k).slice(0, 5);
     const items = worst.map((d) => `<li data-at="${d.at}" data-k="${d.k}" class="${costly(d) ? "costly" : ""}">` +
       `event ${d.at + 1} · ${decisionWhat(d)}: chose ${answerHtml(d.chosen)}, best ${answerHtml(d.best)} · ` +
-      `<b>${signed(-d.lost)}</b> (${signed(-d.lost_hi)} to ${signed(-d.lost_lo)})</li>`);
-    $("review-summary").innerHTML = `<h3>Review of seat ${R.seat} (${esc(R.strategy)})</h3>` +
+      `<b>${short(d.lost)}</b> (${short(d.lost_hi)} to ${short(d.lost_lo)})</li>`);
+    const noise = R.lost_lo > 0 ? "" : R.lost_hi > 0 ? ": its interval reaches 0, within the noise"
+      : ": nothing the rollouts can tell from noise";
+    $("review-summary").innerHTML = `<h3>Review of seat ${R.seat} (<span class="name">${esc(R.strategy)}</span>)</h3>` +
       `<p>${R.d.length} decision${R.d.length === 1 ? "" : "s"} judged, ${R.rollouts} rollouts each, every seat of a ` +
-      `rollout playing ${esc(R.policy)}. Against the best option of each decision the seat gave up ` +
-      `<b id="review-lost">${R.lost.toFixed(2)}</b> points (the sum of the gaps; a gap whose interval reaches 0 is ` +
-      `within the noise).</p>` +
+      `rollout playing <span class="name">${esc(R.policy)}</span>. Against the best option of each decision ` +
+      `the seat gave up <b id="review-lost">${R.lost.toFixed(2)}</b> points in all, 95% interval ` +
+      `<span id="review-lost-ci">${R.lost_lo.toFixed(2)} to ${R.lost_hi.toFixed(2)}</span> (each decision's gap is ` +
+      `unbiased, and their sum carries the noise of them all${noise}).</p>` +
       (items.length ? `<p>The costliest decisions (click to go there):</p><ol id="costliest">${items.join("")}</ol>`
         : `<p id="costliest-none">The seat chose the best option at every decision.</p>`);
   }
@@ -245,16 +251,17 @@
         (next ? ` Next: event ${next.at + 1} (${next.q}).` : "") + `</p>`;
     }
     return ds.map((d) => {
-      const rows = d.o.map((o) => `<tr class="${o[7] ? "chosen" : ""}${o[4] === 0 ? " best" : ""}" data-answer="${esc(o[0])}">` +
+      const rows = d.o.map((o) => `<tr class="${o[7] ? "chosen" : ""}${o[8] ? " best" : ""}" data-answer="${esc(o[0])}">` +
         `<td>${o[7] ? "chosen" : ""}</td><td>${answerHtml(o[0])}</td><td class="num">${signed(o[1])}</td>` +
         `<td class="num">${signed(o[2])} to ${signed(o[3])}</td>` +
-        `<td class="num">${o[4] === 0 ? "best" : signed(-o[4])}</td>` +
-        `<td class="num">${o[4] === 0 ? "" : signed(-o[6]) + " to " + signed(-o[5])}</td></tr>`).join("");
-      const verdict = d.lost === 0 ? "the best option" :
-        `${signed(-d.lost)} against the best (${signed(-d.lost_hi)} to ${signed(-d.lost_lo)})` +
+        `<td class="num">${o[8] ? "best" : short(o[4])}</td>` +
+        `<td class="num">${o[8] ? "" : short(o[6]) + " to " + short(o[5])}</td></tr>`).join("");
+      const verdict = d.cb ? "the best option" :
+        `${short(d.lost)} against the best (${short(d.lost_hi)} to ${short(d.lost_lo)})` +
         (costly(d) ? "" : ", within the noise");
+      const judged = d.table === d.at ? "" : ` · judged at the table before this event (←)`;
       return `<table class="options${costly(d) ? " costly" : ""}" data-k="${d.k}"><caption>Seat ${R.seat} decides: ` +
-        `${decisionWhat(d)} (decision ${d.k}) · chose ${answerHtml(d.chosen)}: ${verdict}</caption>` +
+        `${decisionWhat(d)} (decision ${d.k}) · chose ${answerHtml(d.chosen)}: ${verdict}${judged}</caption>` +
         `<tr><th></th><th>option</th><th class="num">mean net</th><th class="num">95% interval</th>` +
         `<th class="num">vs best</th><th class="num">paired 95%</th></tr>${rows}</table>`;
     }).join("");
