@@ -1,0 +1,193 @@
+"""Training the learned players (``sichuan learn``): from decision datasets whose recorded seat
+searched (``sichuan dataset --seats "search,expert,expert,expert" --record 0``: each judged
+decision keeps its candidates, their values and the seat's view) to a model file
+(``strategies.models``).
+
+Each judged decision of play (a turn, a claim, a robbing) gives one training row per candidate
+other than expert's own answer (the search's first): the candidate's features
+(``strategies.features``, computed from the kept view with expert's parameters in its play slots and
+its scratch cleared, as a ``learned`` seat sees it) and, as the target, its judged value less that of
+expert's answer on the same rollout tables (paired). A tree ensemble
+(scikit-learn's ``HistGradientBoostingRegressor``) learns the advantage; a ``learned`` seat plays
+the best candidate when its predicted advantage exceeds the model's margin, else expert's answer.
+
+Hands are split by index (``hand % 10``: 0 test, 1 validation, the rest training): the margin is
+chosen on the validation hands, and the metrics written into the model file are the test hands':
+the mean judged advantage of the answers the model would change, per decision (an unbiased
+estimate of what it gains a decision against expert, since a choice never sees its row's value),
+with its 95% interval, and how often it changes expert's answer.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import shlex
+import sys
+import time
+from pathlib import Path
+
+import click
+import numpy as np
+
+QUESTIONS_OF_PLAY = ("turn", "claim", "rob")
+MARGINS = (0.0, 0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1.0, 1.5, 2.0)
+
+
+class LearnError(ValueError):
+    """A training that cannot go on: one line that says why."""
+
+
+def _expert_params() -> np.ndarray:
+    """expert's play parameters at their defaults, as a view's first parameter group holds them."""
+    from simcore.contract.view import N_PARAMS
+    from strategies.registry import parse_seats, seat_functions
+
+    return np.asarray(seat_functions(parse_seats("expert")).setup)[:N_PARAMS].copy()
+
+
+def decision_rows(directory, log=None):
+    """(features, advantages, hands, decision ids, preset) of every judged decision of play in a
+    dataset directory, read a part at a time."""
+    import pyarrow.parquet as pq
+
+    from simcore.contract.actions import answer_of
+    from simcore.contract.tables import load_tables
+    from simcore.contract.view import N_PARAMS, N_SCRATCH, V_PARAMS, V_QUESTION, V_SCRATCH, V_TILE, VIEW_LEN
+    from simcore.env.dataset import MANIFEST, DatasetError
+    from strategies.features import view_features
+
+    directory = Path(directory)
+    try:
+        manifest = json.loads((directory / MANIFEST).read_text())
+    except (OSError, ValueError):
+        raise LearnError(f"{directory} holds no readable {MANIFEST}: not a dataset directory") from None
+    parts = sorted(directory.glob("part-*.parquet"))
+    if not parts:
+        raise LearnError(f"{directory} holds no complete chunk yet")
+    preset = manifest["config"]["rules"]["preset"] if isinstance(manifest["config"].get("rules"), dict) else \
+        manifest["config"].get("rules")
+    tab = load_tables()
+    params = _expert_params()
+    xs, ys, hands, ids = [], [], [], []
+    n_dec = 0
+    for part in parts:
+        t = pq.read_table(part, columns=["hand", "question", "candidates", "candidate_values", "view"])
+        if "view" not in t.column_names:
+            raise DatasetError(f"{directory} was written before datasets kept views; record it again")
+        d = t.to_pydict()
+        for h, q, cands, vals, raw in zip(d["hand"], d["question"], d["candidates"], d["candidate_values"], d["view"]):
+            if cands is None or raw is None or q not in QUESTIONS_OF_PLAY or len(cands) < 2:
+                continue
+            view = np.frombuffer(raw, "<i8", VIEW_LEN).copy()
+            view[V_PARAMS:V_PARAMS + N_PARAMS] = params
+            view[V_SCRATCH:V_SCRATCH + N_SCRATCH] = 0
+            qn = view[V_QUESTION]
+            answers = np.array([answer_of(qn, np.int64(a), view[V_TILE]) for a in cands], np.int64)
+            f = view_features(tab, view, answers, answers[0])
+            v = np.asarray(vals, np.float64)
+            xs.append(f[1:])
+            ys.append(v[1:] - v[0])
+            hands.append(np.full(len(cands) - 1, h, np.int64))
+            ids.append(np.full(len(cands) - 1, n_dec, np.int64))
+            n_dec += 1
+        if log:
+            log(f"{directory.name}: {part.name}, {n_dec:,} decisions")
+    if not xs:
+        raise LearnError(f"{directory} holds no judged decision of play (record a searching seat: "
+                         f"sichuan dataset --seats \"search,expert,expert,expert\" --record 0)")
+    return np.concatenate(xs), np.concatenate(ys), np.concatenate(hands), np.concatenate(ids), preset
+
+
+def _gain(pred, y, ids, margin):
+    """Per decision: the judged advantage of the candidate the model plays (0 where it keeps
+    expert's answer), with ``margin``."""
+    order = np.lexsort((-pred, ids))
+    first = np.ones(len(order), bool)
+    first[1:] = ids[order][1:] != ids[order][:-1]
+    best = order[first]                    # each decision's highest prediction
+    dec = np.unique(ids)
+    gain = np.where(pred[best] > margin, y[best], 0.0)
+    changed = pred[best] > margin
+    return gain, changed, len(dec)
+
+
+def train(datasets, out, max_iter: int = 300, leaves: int = 31, log=None, command: str | None = None) -> dict:
+    """Train a model on the datasets and write it to ``out``; returns its header."""
+    from sklearn.ensemble import HistGradientBoostingRegressor
+
+    from strategies.features import FEATURE_VERSION, NAMES, N_FEATURES
+    from strategies.models import from_sklearn, save
+
+    parts = [decision_rows(d, log) for d in datasets]
+    presets = {p[4] for p in parts}
+    if len(presets) != 1:
+        raise LearnError(f"the datasets were played under different rules ({', '.join(sorted(map(str, presets)))}); "
+                         "a model is trained for one rule set")
+    x = np.concatenate([p[0] for p in parts])
+    y = np.concatenate([p[1] for p in parts])
+    hands = np.concatenate([p[2] for p in parts])
+    ids = np.concatenate([p[3] + 10_000_000 * k for k, p in enumerate(parts)])
+    fold = hands % 10
+    tr, va, te = fold >= 2, fold == 1, fold == 0
+    if tr.sum() < 50 or va.sum() == 0 or te.sum() == 0:
+        raise LearnError(f"too few judged decisions to train and test on ({len(np.unique(ids)):,}); record more hands")
+    t0 = time.perf_counter()
+    est = HistGradientBoostingRegressor(max_iter=max_iter, max_leaf_nodes=leaves, learning_rate=0.05,
+                                        l2_regularization=1.0, min_samples_leaf=100, random_state=0)
+    est.fit(x[tr], y[tr])
+    seconds = time.perf_counter() - t0
+    pv = est.predict(x[va])
+    margin = max(MARGINS, key=lambda m: _gain(pv, y[va], ids[va], m)[0].mean())
+    pt = est.predict(x[te])
+    gain, changed, n_dec = _gain(pt, y[te], ids[te], margin)
+    se = gain.std(ddof=1) / math.sqrt(max(len(gain), 1)) if len(gain) > 1 else float("nan")
+    r2 = 1.0 - ((pt - y[te]) ** 2).mean() / max(y[te].var(), 1e-12)
+    baseline, arrays = from_sklearn(est)
+    header = {
+        "kind": "gbdt", "feature_version": FEATURE_VERSION, "n_features": N_FEATURES, "features": list(NAMES),
+        "preset": next(iter(presets)), "baseline": baseline, "margin": margin,
+        "training": {"datasets": [str(d) for d in datasets], "rows": int(tr.sum()), "command": command,
+                     "seconds": round(seconds, 1), "trees": int(est.n_iter_), "leaves": leaves},
+        "metrics": {"test_decisions": int(n_dec), "test_rows": int(te.sum()), "r2": round(float(r2), 4),
+                    "gain_per_decision": round(float(gain.mean()), 4),
+                    "gain_ci95": [round(float(gain.mean() - 1.96 * se), 4), round(float(gain.mean() + 1.96 * se), 4)],
+                    "changed_share": round(float(changed.mean()), 4)},
+    }
+    save(out, header, arrays)
+    return header
+
+
+@click.command("learn", context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("datasets", nargs=-1, required=True, metavar="DATASET...")
+@click.option("--out", "out", required=True, metavar="FILE", help="The model file to write (.npz).")
+@click.option("--max-iter", type=click.IntRange(min=1), default=300, show_default=True, help="Trees at most.")
+@click.option("--leaves", type=click.IntRange(min=2), default=31, show_default=True, help="Leaves a tree at most.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress lines on stderr.")
+def learn(datasets, out, max_iter, leaves, quiet):
+    """Train a learned player's model from search-labelled decision datasets.
+
+    Each DATASET is a `sichuan dataset` directory whose recorded seat searched (its judged
+    decisions keep their candidates, values and views). The model learns each candidate's
+    advantage over expert's answer from features of expert's own machinery; the file (README:
+    Learned players) holds the trees, the margin chosen on validation hands and the test hands'
+    metrics. Seat it with `--seats "learned[model=FILE]"`.
+
+    \b
+    Example:
+        sichuan dataset --seats "search,expert,expert,expert" --record 0 --hands 2000 --out runs/ds
+        sichuan learn runs/ds --out runs/battle.npz
+    """
+    from simcore.env.dataset import DatasetError
+    from strategies.models import ModelError
+
+    log = None if quiet else (lambda m: print(m, file=sys.stderr, flush=True))
+    try:
+        header = train(list(datasets), out, max_iter, leaves, log, shlex.join(["sichuan", "learn", *sys.argv[2:]]))
+    except (LearnError, DatasetError, ModelError) as exc:
+        raise click.ClickException(str(exc).splitlines()[0]) from None
+    m = header["metrics"]
+    click.echo(f"{out}: {header['training']['trees']} trees on {header['training']['rows']:,} rows "
+               f"({header['preset']}); test: {m['test_decisions']:,} decisions, gain "
+               f"{m['gain_per_decision']:+.4f} a decision [{m['gain_ci95'][0]:+.4f}, {m['gain_ci95'][1]:+.4f}], "
+               f"changes expert's answer at {m['changed_share']:.1%}, margin {header['margin']}")

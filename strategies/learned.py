@@ -1,0 +1,119 @@
+"""``learned``: expert, corrected by a model trained from search (README: Learned players).
+
+At each question of play with more than one answer, the seat asks expert, then scores the answers
+worth judging (as the search judges them: expert's, a win, the legal kongs, the discards near the
+top of a fast ranking; at a claim every legal answer) with the model it carries
+(``strategies.models``), whose value is a candidate's predicted advantage over expert's answer
+from its features (``strategies.features``). It plays the best candidate when that advantage
+exceeds ``margin`` (the model's own, chosen on validation hands, unless the seat spec sets one),
+else expert's answer. Its first parameters are expert's (``params.wraps``); its own follow.
+
+The model is a parameter: ``learned[model=FILE]``; bare ``learned`` plays the shipped model of
+the table's rules (``strategies/models/<preset>.npz``). The registry loads a model once a process,
+keeps it, and puts its address in the seat's parameter slot; the kernel hands it to the strategy
+read-only (check mode verifies it is not written: ``simcore.runs.batch``).
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+from simcore.contract.nrt import address_of, data_ptr, float64_ptr
+from simcore.contract.tiles import N_KINDS, N_RANKS
+from simcore.contract.view import (A_KONG, A_WIN, C_KONG, C_PASS, C_PUNG, C_WIN, Q_CLAIM, Q_TURN,
+                                   V_CAN_KONG, V_CAN_PUNG, V_CAN_WIN, V_HAND, V_KONG_MASK, V_LOCKED, V_ME,
+                                   V_MUST_VOID, V_SCRATCH, V_VOID)
+from strategies.core import INF, NO_TILE, near_mask, prepare, shanten_moved, ukeire
+from strategies.features import C0, D0, N_CANDIDATE, N_FEATURES, candidate_features, decision_features, delta
+from strategies.models import predict
+
+# expert's pure work areas (``play``'s SCR_SHANTEN and SCR_PLUS, V_SCRATCH .. +54, rebuilt at each
+# use; ``play.threats`` writes them too, so they are taken only after it ran) hold the feature row
+# and expert's answer's candidate block while the candidates are scored
+SCR_X = V_SCRATCH                        # the feature row (float64 bits), N_FEATURES slots
+SCR_OWN = SCR_X + N_FEATURES             # expert's answer's candidate block, N_CANDIDATE slots
+assert SCR_OWN + N_CANDIDATE <= V_SCRATCH + 54
+
+
+@nb.njit(cache=True, _nrt=False)
+def ranked_discards(tab, view, own, keep):
+    """The bit set of the ``keep`` best discards of a fast ranking (lowest shanten after the
+    discard, then the most live improving tiles), expert's own excepted."""
+    st = prepare(tab, view, np.int64(0))
+    near = near_mask(view, st)
+    void = view[V_VOID + view[V_ME]]
+    must = view[V_MUST_VOID]
+    chosen = np.int64(0)
+    for _ in range(keep):
+        best_t = -1
+        best_key = np.int64(1) << 40
+        for t in range(N_KINDS):
+            if view[V_HAND + t] == 0 or (must and t // N_RANKS != void) or t == own or (chosen >> t) & 1:
+                continue
+            sh = shanten_moved(tab, view, st, np.int64(t), NO_TILE)
+            key = sh * 4096 + (4095 - min(ukeire(tab, view, st, np.int64(t), min(sh, INF), near), 4095))
+            if key < best_key:
+                best_key, best_t = key, t
+        if best_t < 0:
+            break
+        chosen |= np.int64(1) << best_t
+    return chosen
+
+
+@nb.njit(cache=True, _nrt=False)
+def _score(tab, view, q, a, own, deadly, ready, M, X, own_block):
+    candidate_features(tab, view, q, a, own, deadly, ready, X, np.int64(C0))
+    delta(X, own_block, np.int64(D0))
+    return predict(M, X)
+
+
+@nb.njit(cache=True, _nrt=False)
+def choose(tab, view, q, own, model_address, margin, keep):
+    """The answer the model prefers to expert's ``own`` by more than ``margin``, else ``own``:
+    the candidates are those the search judges (a win, the legal kongs, ``keep`` discards of a
+    fast ranking; at a claim every legal answer)."""
+    if q == Q_TURN:
+        if view[V_LOCKED] and not view[V_CAN_WIN] and not view[V_KONG_MASK]:
+            return own
+        discards = np.int64(0) if view[V_LOCKED] else ranked_discards(tab, view, own, keep)
+        kongs = view[V_KONG_MASK]
+        win = view[V_CAN_WIN] != 0 and own != A_WIN
+        if not (discards or kongs or win):
+            return own
+    else:
+        claims = (1 << C_PASS) | ((1 << C_WIN) if view[V_CAN_WIN] else 0)
+        if q == Q_CLAIM:
+            claims |= ((1 << C_PUNG) if view[V_CAN_PUNG] else 0) | ((1 << C_KONG) if view[V_CAN_KONG] else 0)
+        claims &= ~(1 << own)
+        if not claims:
+            return own
+    M = float64_ptr(model_address)
+    base = address_of(data_ptr(view))
+    X = float64_ptr(base + 8 * SCR_X)
+    own_block = float64_ptr(base + 8 * SCR_OWN)
+    deadly, ready = decision_features(tab, view, q, X)
+    candidate_features(tab, view, q, own, own, deadly, ready, own_block, np.int64(0))
+    best = own
+    best_p = margin
+    if q == Q_TURN:
+        if win:
+            p = _score(tab, view, q, np.int64(A_WIN), own, deadly, ready, M, X, own_block)
+            if p > best_p:
+                best_p, best = p, np.int64(A_WIN)
+        for t in range(N_KINDS):
+            if (kongs >> t) & 1 and A_KONG + t != own:
+                p = _score(tab, view, q, np.int64(A_KONG + t), own, deadly, ready, M, X, own_block)
+                if p > best_p:
+                    best_p, best = p, np.int64(A_KONG + t)
+            if (discards >> t) & 1:
+                p = _score(tab, view, q, np.int64(t), own, deadly, ready, M, X, own_block)
+                if p > best_p:
+                    best_p, best = p, np.int64(t)
+    else:
+        for c in range(4):
+            if (claims >> c) & 1:
+                p = _score(tab, view, q, np.int64(c), own, deadly, ready, M, X, own_block)
+                if p > best_p:
+                    best_p, best = p, np.int64(c)
+    return best
