@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("simcore", "strategies")
 # read by jitted code, not cached themselves (paths relative to ROOT)
 CONSTANT_MODULES = ("simcore/contract/rules.py", "simcore/contract/tiles.py", "simcore/contract/nrt.py",
-                    "simcore/engine/state.py",
+                    "simcore/engine/state.py", "simcore/engine/options.py",
                     "simcore/contract/records.py")
 CACHED_JIT = re.compile(r"njit\([^)]*cache=True")
 
