@@ -169,7 +169,7 @@ def _check_existing(d: files.ManagedDir, spec: Spec, hands: int, seed: int, opti
         if old["spec"].get("name") == spec.name and _identity(old["spec"]) == _written_before(spec.identity()):
             hint = ("its user plays were run with exchange=shortest and void=fewest, which a user file's play got "
                     "where its spec named none, and now gets exchange=expert and void=expert: add "
-                    "+exchange=shortest+void=fewest to them in the spec to resume it, or use a new --out directory")
+                    "+exchange=shortest+void=fewest to those seat specs to resume it, or use a new --out directory")
         raise ExperimentError(f"{exp_dir} holds experiment {old['spec'].get('name')!r} with a different spec; {hint}")
     if old["seed"] != seed:
         raise ExperimentError(f"{exp_dir} holds this experiment with seed {old['seed']}, not {seed}; "

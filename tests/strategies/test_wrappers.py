@@ -183,3 +183,14 @@ def test_sichuan_strategies_lists_a_files_strategies():
     for bad in ("nosuch.py", "README.md"):
         res = invoke("strategies", bad)
         assert res.exit_code != 0 and res.stderr.count("\n") == 1, res.stderr
+
+
+def test_an_experiment_written_with_the_old_default_says_how_to_resume(tmp_path):
+    (tmp_path / "lean.py").write_text(OWN_PARAMS)
+    leaner = f"{tmp_path}/lean.py:leaner"
+    out = tmp_path / "cmp"
+    run_cli("compare", f"{leaner}+exchange=shortest+void=fewest", "greedy", "--hands", 8, "-q", "--workers", 1,
+            "--out", out)
+    res = invoke("compare", leaner, "greedy", "--hands", 16, "-q", "--workers", 1, "--out", out)
+    assert res.exit_code == 2 and res.stderr.count("\n") == 1, res.stderr
+    assert "add +exchange=shortest+void=fewest to those seat specs to resume it" in res.stderr
