@@ -52,7 +52,7 @@ class ParamError(ValueError):
 @dataclass(frozen=True)
 class Param:
     name: str
-    kind: str            # "int", "float" or "choice"
+    kind: str            # "int", "float", "choice" or "model"
     default: Any
     allowed: tuple       # (low, high) for numbers; the choices for a choice
     doc: str
@@ -69,10 +69,27 @@ class Param:
     def choice(name: str, default: str, choices, doc: str) -> "Param":
         return Param(name, "choice", default, tuple(choices), doc)
 
+    @staticmethod
+    def model(name: str, doc: str) -> "Param":
+        """A model file (``strategies.models``); its default, "", is the shipped model for the
+        table's rules. The view's slot holds the address of the models the seat plays (the
+        registry keeps them for the process)."""
+        return Param(name, "model", "", (), doc)
+
     def parse(self, text: str, owner: str):
-        """The typed value of ``text`` (a seat spec's), checked against the range or choices."""
+        """The typed value of ``text`` (a seat spec's), checked against the range or choices (a
+        model file: that it reads as one)."""
         t = text.strip()
         where = f"strategy {owner!r}, parameter {self.name}"
+        if self.kind == "model":
+            if t:
+                from strategies.models import ModelError, load
+
+                try:
+                    load(t)
+                except ModelError as exc:
+                    raise ParamError(f"{where}: {exc}") from None
+            return t
         if self.kind == "choice":
             if t not in self.allowed:
                 hint = did_you_mean(t, self.allowed).strip()
@@ -92,6 +109,8 @@ class Param:
 
     def text(self, value) -> str:
         """The canonical text of a value: shortest round-tripping digits for a float."""
+        if self.kind == "model":
+            return str(value)
         if self.kind == "float":
             return repr(float(value))
         return str(value)
@@ -102,11 +121,17 @@ class Param:
             return int(value)
         if self.kind == "float":
             return int(np.float64(value).view(np.int64))
+        if self.kind == "model":
+            from strategies.models import model_set_address
+
+            return model_set_address(value)
         return self.allowed.index(value)
 
     def describe(self) -> str:
         if self.kind == "choice":
             rng = "|".join(self.allowed)
+        elif self.kind == "model":
+            return f"{self.name}=FILE (model, default: the shipped model of the table's rules): {self.doc}"
         else:
             rng = f"{self.text(self.allowed[0])}..{self.text(self.allowed[1])}"
         return f"{self.name}={self.text(self.default)} ({self.kind} {rng}): {self.doc}"

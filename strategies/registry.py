@@ -31,6 +31,7 @@ from simcore.contract.view import N_PARAMS, SETUP_LEN, SETUP_SCRATCH, STRATEGY_S
 from strategies import exchange as _exchange
 from strategies import expert as _expert
 from strategies import play as _play
+from strategies import learned as _learned
 from strategies import search as _search
 from strategies import void as _void
 from strategies.params import ParamError, canonical_text, copy_declaration, declared, declared_slots, resolve_values, rollout_param, scratch_of, slots
@@ -40,7 +41,8 @@ DEFAULT_EXCHANGE = "shortest"
 DEFAULT_VOID = "fewest"
 # a play's own policies, used where its spec names none
 OWN_POLICIES = {"expert": {"exchange": "expert", "void": "expert"},
-                "search": {"exchange": "expert", "void": "expert"}}
+                "search": {"exchange": "expert", "void": "expert"},
+                "learned": {"exchange": "expert", "void": "expert"}}
 # a user file's play's, where its spec names none: the default play's, so that a user play set
 # against the default field differs from it in play only (runs written before this recorded
 # exchange=shortest and void=fewest, and keep them)
@@ -75,6 +77,7 @@ register_play("flush", _play.flush)
 register_play("defensive", _play.defensive)
 register_play("expert", _expert.expert)
 register_play("search", _search.search)
+register_play("learned", _learned.learned)
 
 
 class StrategyError(ValueError):
