@@ -174,8 +174,12 @@ def _check_existing(d: files.ManagedDir, spec: Spec, hands: int, seed: int, opti
                     if spec.rules_override and not spec.compare else "")
             raise ExperimentError(f"{exp_dir} holds experiment {spec.name!r} under rules {had}, not {now}; "
                                   f"{hint + 'or ' if hint else ''}use a new --out directory")
-        raise ExperimentError(f"{exp_dir} holds experiment {old['spec'].get('name')!r} with a different spec; "
-                              "use a new --out directory")
+        hint = "use a new --out directory"
+        if old["spec"].get("name") == spec.name and _identity(old["spec"]) == _written_before(spec.identity()):
+            hint = ("its user plays were run with exchange=shortest and void=fewest, which a user file's play got "
+                    "where its spec named none, and now gets exchange=expert and void=expert: add "
+                    "+exchange=shortest+void=fewest to those seat specs to resume it, or use a new --out directory")
+        raise ExperimentError(f"{exp_dir} holds experiment {old['spec'].get('name')!r} with a different spec; {hint}")
     if old["seed"] != seed:
         raise ExperimentError(f"{exp_dir} holds this experiment with seed {old['seed']}, not {seed}; "
                               "use a new --out directory")
@@ -197,6 +201,20 @@ def _check_existing(d: files.ManagedDir, spec: Spec, hands: int, seed: int, opti
         raise ExperimentError(f"{exp_dir} already holds {old['hands']:,} {_unit(spec)}; --hands may only grow "
                               "(it extends the experiment); `sichuan experiment report` prints it")
     return old
+
+
+def _written_before(value):
+    """A spec's identity with each seat as its spec gave it before a user file's play got expert's
+    policies (``strategies.names.as_written_before``)."""
+    from strategies.names import as_written_before
+
+    if isinstance(value, dict):
+        return {k: _written_before(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_written_before(v) for v in value]
+    if isinstance(value, str) and ".py:" in value and "+exchange=" in value:
+        return as_written_before(value)
+    return value
 
 
 def _identity(spec_json: dict, rules: bool = True) -> dict:

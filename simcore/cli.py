@@ -240,7 +240,9 @@ rules_cmd.help = rules_cmd.help.replace("    {preset_table}", name_table(rules_m
 SEATS_HELP = (
     "Seats' strategies: PLAY[+exchange=POLICY][+void=POLICY] for all four seats, or four such specs "
     "separated by commas (seat 0 first). Each part is a built-in (`sichuan strategies` lists them) or "
-    "path/to/file.py:function. [default: expert, with its own exchange and void policies]"
+    "path/to/file.py:function. Omitted policies are the play's own: expert's and a user file's play's "
+    "exchange=expert, void=expert; the other built-ins' exchange=shortest, void=fewest. "
+    "[default: expert, with its own exchange and void policies]"
 )
 
 
@@ -851,15 +853,26 @@ def format_judgements(df) -> str:
 
 
 @main.command("strategies")
+@click.argument("file", required=False, metavar="[FILE]")
 @click.option("--check", "check_spec", default=None, metavar="SPEC",
               help="Run the conformance check on a seat spec: legal answers in 10,000 situations from real "
                    "play, and in every kind of situation (steered hands for rare ones) at least 200 times.")
 @click.option("--situations", default=10000, show_default=True, type=click.IntRange(min=1),
               help="Situations from real play for --check.")
-def strategies_cmd(check_spec, situations):
-    """List the built-in strategies, or check one (--check SPEC)."""
-    from strategies.registry import describe_builtins
+def strategies_cmd(file, check_spec, situations):
+    """List the built-in strategies with their parameters; with FILE (a user strategy file), the
+    strategies it defines (a wrapper's own parameters, and the built-in it wraps); or check one
+    (--check SPEC)."""
+    from strategies.registry import StrategyError, describe_builtins, describe_file
 
+    if file is not None:
+        if check_spec is not None:
+            raise CliError("give a FILE or --check SPEC, not both")
+        try:
+            click.echo(describe_file(file.rpartition(":")[0] if ".py:" in file else file))
+        except StrategyError as exc:
+            raise CliError(_one_line(exc)) from None
+        return
     if check_spec is None:
         click.echo(describe_builtins())
         return

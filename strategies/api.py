@@ -16,7 +16,7 @@ from simcore.contract.tiles import N_KINDS, N_RANKS, N_SUITS  # noqa: F401  (til
 from simcore.contract.view import CONTRACT_VERSION, V_HAND  # noqa: F401  (the view's layout version)
 
 from strategies.core import INF, NO_TILE, isolation, live, my_melds, my_void, near_mask, prepare, shanten_minus, shanten_moved, shanten_of, ukeire
-from strategies.params import Param, parameters  # noqa: F401
+from strategies.params import Param, parameters, wraps  # noqa: F401
 from strategies.value import VALUE_SCRATCH, WAIT_VALUES, rules_of, wait_values, win_context, win_value  # noqa: F401
 
 

@@ -22,7 +22,15 @@ The contract (simcore/contract/view.py has every slot):
 * Randomness: ``rand_below(view, n)`` draws from this seat's own stream, reproducible from
   (seed, hand, seat): the same run always gives the same answers.
 * A play strategy answers Q_TURN, Q_CLAIM and Q_ROB; exchange and void are separate policies
-  (``+exchange=...`` and ``+void=...`` in the seat spec), and may also be user functions.
+  (``+exchange=...`` and ``+void=...`` in the seat spec), and may also be user functions. Where a
+  seat spec names none, a user file's play gets ``exchange=expert`` and ``void=expert`` (the
+  default field's policies): ``cautious`` is ``cautious+exchange=expert+void=expert``.
+* Parameters: ``@parameters(Param.int(...), Param.float(...), ...)`` above the jitted function
+  declares them (``strategies.params``; at most ``N_PARAMS``, 32), read with
+  ``param_int(view, i)``/``param_float(view, i)``; a seat spec sets them,
+  ``example_user_strategy.py:mine[margin=3]``, and names print those not at their defaults.
+* A strategy that calls a built-in declares ``@wraps(builtin, *its_own_params)`` instead:
+  strategies/example_wrapper.py is the worked example.
 """
 
 import numba as nb

@@ -40,7 +40,7 @@ from simcore.contract.view import A_KONG, A_WIN, C_KONG, C_PASS, C_PUNG, C_WIN, 
 
 from strategies.core import INF, NO_TILE, discard_shantens, isolation, live, live_draws, my_void, near_mask, plus_classes, prepare, shanten_minus, shanten_moved, suit_weight, ukeire_fast_weighted, ukeire_weighted
 from strategies.params import Param, parameters
-from strategies.value import VALUE_SCRATCH, wait_values, win_context, win_value
+from strategies.value import VALUE_SCRATCH, WAIT_VALUES, wait_values, win_context, win_value
 from strategies.play import DANGER_UNIT, _hopeless, claim_set, danger, seats_playing, suit_counts, threats, void_discard
 
 # scratch: 0..53 the discard search's work (as choose_discard's), 54..62 the threat tracking of
@@ -56,6 +56,7 @@ SCR_SUIT_DISC = np.int64(V_SCRATCH + 66)
 ZEROED = 78
 SCR_VALUE = np.int64(V_SCRATCH + ZEROED)               # the value helpers' work area
 SCR_WAITS = np.int64(V_SCRATCH + ZEROED + VALUE_SCRATCH)  # wait_values' output
+SCRATCH_USED = ZEROED + VALUE_SCRATCH + WAIT_VALUES   # the scratch slots it uses: a wrapper's own go after them
 
 PLAN_PLAIN, PLAN_FLUSH, PLAN_PAIRS, PLAN_TRIPLETS = np.int64(0), np.int64(1), np.int64(2), np.int64(3)
 

@@ -19,14 +19,16 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from simcore.contract.nrt import address_of, data_ptr, float64_ptr
+from simcore.contract.nrt import address_of, data_ptr, float64_ptr, int64_ptr
 from simcore.contract.tiles import N_KINDS, N_RANKS
-from simcore.contract.view import (A_KONG, A_WIN, C_KONG, C_PASS, C_PUNG, C_WIN, Q_CLAIM, Q_TURN,
+from simcore.contract.view import (A_KONG, A_WIN, C_KONG, C_PASS, C_PUNG, C_WIN, Q_CLAIM, Q_ROB, Q_TURN, STRATEGY_SIG,
                                    V_CAN_KONG, V_CAN_PUNG, V_CAN_WIN, V_HAND, V_KONG_MASK, V_LOCKED, V_ME,
-                                   V_MUST_VOID, V_SCRATCH, V_VOID)
+                                   V_MUST_VOID, V_SCRATCH, V_VOID, V_FLOW, own_param_float, own_param_int)
 from strategies.core import INF, NO_TILE, near_mask, prepare, shanten_moved, ukeire
 from strategies.features import C0, D0, N_CANDIDATE, N_FEATURES, candidate_features, decision_features, delta
-from strategies.models import predict
+from strategies.expert import expert
+from strategies.models import P_MARGIN, predict
+from strategies.params import Param, wraps
 
 # expert's pure work areas (``play``'s SCR_SHANTEN and SCR_PLUS, V_SCRATCH .. +54, rebuilt at each
 # use; ``play.threats`` writes them too, so they are taken only after it ran) hold the feature row
@@ -117,3 +119,27 @@ def choose(tab, view, q, own, model_address, margin, keep):
                 if p > best_p:
                     best_p, best = p, np.int64(c)
     return best
+
+
+@wraps(expert,
+       Param.model("model", "the model file it plays (a sichuan learn output)"),
+       Param.float("margin", -1.0, -1.0, 1000.0, "plays a candidate only when its predicted advantage over expert's "
+                   "answer exceeds this many points (-1: the model's own, chosen on validation hands)"),
+       Param.int("candidates", 3, 1, 14, "discards of the fast ranking it scores besides expert's own"))
+@nb.njit(STRATEGY_SIG, cache=True)
+def learned(q, view, tab):
+    """expert, corrected by a model trained from search: where the model predicts a candidate
+    beats expert's answer by more than the margin, plays it."""
+    own = expert(q, view, tab)
+    if q != Q_TURN and q != Q_CLAIM and q != Q_ROB:
+        return own
+    models = own_param_int(view, 0)
+    if models == 0:
+        return own
+    address = int64_ptr(models)[1 if view[V_FLOW] else 0]
+    if address == 0:
+        return own
+    margin = own_param_float(view, 1)
+    if margin < 0.0:
+        margin = float64_ptr(address)[P_MARGIN]
+    return choose(tab, view, q, own, address, margin, own_param_int(view, 2))

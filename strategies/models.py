@@ -7,7 +7,8 @@ so can anything that reads ``.npy``), readable without the library that trained 
 - ``header``: a JSON document as uint8 bytes: ``format`` ("sichuan-model"), ``format_version``
   (``FORMAT_VERSION``), ``kind`` ("gbdt": a sum of regression trees), ``feature_version`` (the
   version of the features the model reads, ``strategies.features.FEATURE_VERSION``), ``n_features``,
-  ``preset`` (the rule set it was trained for), ``baseline`` (added to the trees' sum), and what it
+  ``preset`` (the rule set it was trained for), ``baseline`` (added to the trees' sum), ``margin``
+  (the advantage a candidate needs before a ``learned`` seat plays it), and what it
   was trained on and how well it did (``training``, ``metrics``: free-form);
 - ``feature``, ``threshold``, ``left``, ``right``, ``value``: one entry a node, all trees' nodes in
   one array (int64, float64, int64, int64, float64). A node with ``feature`` -1 is a leaf worth
@@ -33,9 +34,9 @@ import numpy as np
 FORMAT = "sichuan-model"
 FORMAT_VERSION = 1
 ARRAYS = ("feature", "threshold", "left", "right", "value", "roots")
-# the packed array: [0] trees, [1] features, [2] baseline, [3] nodes, then the roots, then 4 slots a
-# node: feature (-1: a leaf), threshold (a leaf: its value), left, right
-P_TREES, P_FEATURES, P_BASELINE, P_NODES, P_ROOTS = 0, 1, 2, 3, 4
+# the packed array: [0] trees, [1] features, [2] baseline, [3] the margin, [4] nodes, then the roots,
+# then 4 slots a node: feature (-1: a leaf), threshold (a leaf: its value), left, right
+P_TREES, P_FEATURES, P_BASELINE, P_MARGIN, P_NODES, P_ROOTS = 0, 1, 2, 3, 4, 5
 
 
 class ModelError(ValueError):
@@ -48,6 +49,7 @@ class Model:
     header: dict
     packed: np.ndarray   # float64, ``pack``'s layout
     digest: str          # blake2b of the file's bytes: a run's identity records it
+    packed_digest: str   # blake2b of ``packed`` as loaded (check mode: never written)
 
     @property
     def n_features(self) -> int:
@@ -123,6 +125,7 @@ def pack(header: dict, arrays: dict) -> np.ndarray:
     out = np.zeros(P_ROOTS + len(roots) + 4 * n, np.float64)
     out[P_TREES], out[P_FEATURES], out[P_BASELINE], out[P_NODES] = len(roots), header["n_features"], \
         header.get("baseline", 0.0), n
+    out[P_MARGIN] = header.get("margin", 0.0)
     out[P_ROOTS:P_ROOTS + len(roots)] = roots
     nodes = out[P_ROOTS + len(roots):].reshape(n, 4)
     feature = np.asarray(arrays["feature"], np.int64)
@@ -145,7 +148,53 @@ def load(path, preset: str | None = None, feature_version: int | None = None) ->
     if preset is not None and header.get("preset") != preset:
         raise ModelError(f"model file {str(path)!r} was trained for {header.get('preset')!r}, not {preset!r}")
     digest = hashlib.blake2b(path.read_bytes(), digest_size=12).hexdigest()
-    return Model(str(path), header, pack(header, arrays), digest)
+    packed = pack(header, arrays)
+    return Model(str(path), header, packed, digest, hashlib.blake2b(packed.tobytes(), digest_size=12).hexdigest())
+
+
+SHIPPED = Path(__file__).resolve().parent / "models"   # <preset>.npz, made by `make models`
+SHIPPED_FOR = ("battle", "flow")   # the blood battle presets play battle's, blood flow flow's
+_KEPT: dict[str, tuple] = {}   # model text -> (model set array, its models): alive for the process
+
+
+def shipped_path(preset: str) -> Path:
+    return SHIPPED / f"{preset}.npz"
+
+
+def model_set(text: str) -> tuple[np.ndarray, list]:
+    """The models a ``learned`` seat plays, as the int64 array its view's slot points at:
+    [the blood-battle model's address, the blood-flow model's] (0 where none), each a packed
+    model kept for the process. ``text``: a model file (played under both), or "" for the shipped
+    models."""
+    if text not in _KEPT:
+        if text:
+            m = load(text)
+            chosen = [m, m]
+        else:
+            chosen = [load(shipped_path(p)) if shipped_path(p).is_file() else None for p in SHIPPED_FOR]
+        addresses = np.array([m.packed.ctypes.data if m is not None else 0 for m in chosen], np.int64)
+        _KEPT[text] = (addresses, chosen)
+    return _KEPT[text]
+
+
+def model_set_address(text: str) -> int:
+    """The address a seat's parameter slot holds for the model text (``model_set``)."""
+    return int(model_set(text)[0].ctypes.data)
+
+
+def models_of(text: str) -> list:
+    """The models (``Model`` or None) of a model text, battle's then flow's."""
+    return model_set(text)[1]
+
+
+def check_unwritten() -> str | None:
+    """Check mode: None if every model kept in this process is as it was loaded, else one line
+    naming the model a strategy wrote to."""
+    for text, (_, models) in _KEPT.items():
+        for m in models:
+            if m is not None and hashlib.blake2b(m.packed.tobytes(), digest_size=12).hexdigest() != m.packed_digest:
+                return f"model {m.path!r} was written to while it played (a model is read-only)"
+    return None
 
 
 def from_sklearn(est) -> tuple[float, dict]:

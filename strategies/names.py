@@ -2,18 +2,80 @@
 
 Runs record a seat's canonical spec (``strategies.registry``: every declared parameter, both
 policies), about 400 characters for ``expert``. Outputs print :func:`short_name` instead: the
-parts' names with only the parameters that differ from the built-in's default, and a policy only
+parts' names with only the parameters that differ from their defaults, and a policy only
 where it is not the play's own (``expert``, ``expert[flush_weight=3.0]``, ``expert+void=fewest``,
-``mine.py:flushfold``). Everything here works on the recorded text alone, so a run written long
-ago shortens as a new one does and nothing is imported or compiled: a user file's part keeps its
-recorded parameters (their defaults live in the file) and is named by its file name, or by its
-recorded path where two seats of one output would otherwise share a name.
+``mine.py:flushfold``, ``mine.py:bold[boldness=0.8]``). Everything here works on the recorded text,
+so a run written long ago shortens as a new one does and nothing is imported or compiled. A
+built-in's defaults are its declaration's; a user file's live in the file, so they are the ones
+this process has learnt (:func:`learn_defaults`): from the file when it was loaded
+(``registry.load_user``), or from a run's ``strategy_defaults`` when its run.json was read
+(``shards.read_manifest``). A user part whose defaults are unknown (a run written before runs
+recorded them, its file not loaded) keeps every recorded parameter. A user file's part is named by
+its file name, or by its recorded path where two seats of one output would otherwise share a name.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from strategies.params import declared
-from strategies.registry import DEFAULT_EXCHANGE, DEFAULT_VOID, KINDS, OWN_POLICIES, split_top
+from strategies.registry import KINDS, own_policies, split_top
+
+# {a user part's name (path:function, as a seat spec or run gives it, and with its path resolved):
+#  {parameter: its default's canonical text}}
+_USER_DEFAULTS: dict[str, dict[str, str]] = {}
+
+
+def _resolved(name: str) -> str:
+    path, _, func = name.rpartition(":")
+    try:
+        return f"{Path(path).expanduser().resolve()}:{func}"
+    except (OSError, RuntimeError):
+        return name
+
+
+def learn_defaults(name: str, params) -> None:
+    """Remember a user part's defaults (``name``: ``path/to/file.py:function``; ``params``: its
+    declared ``Param``s), under its name and its resolved path."""
+    d = {p.name: p.text(p.default) for p in params}
+    _USER_DEFAULTS[name] = d
+    _USER_DEFAULTS[_resolved(name)] = d
+
+
+def learn_recorded(recorded) -> None:
+    """Remember the defaults a run recorded (run.json's ``strategy_defaults``: {part name:
+    {parameter: default text}}), unless this process loaded that part's file itself."""
+    if not isinstance(recorded, dict):
+        return
+    for name, d in recorded.items():
+        if isinstance(d, dict) and name not in _USER_DEFAULTS:
+            _USER_DEFAULTS[name] = {str(k): str(v) for k, v in d.items()}
+
+
+def _user_defaults(name: str) -> dict[str, str] | None:
+    found = _USER_DEFAULTS.get(name)
+    return found if found is not None else _USER_DEFAULTS.get(_resolved(name))
+
+
+def seat_defaults(names, seats) -> dict[str, dict[str, str]]:
+    """{user part name as ``names`` (the seats' recorded text) give it: {parameter: default}} for
+    seats (``SeatSpec``s, the same strategies, their files loaded): what a run records as
+    ``strategy_defaults``, and learns, so its names shorten wherever they are read."""
+    from strategies.registry import load_user
+
+    out = {}
+    for text, seat in zip(names, seats):
+        parts = _parts(text)
+        for kind in KINDS:
+            name = getattr(seat, kind)
+            if ".py:" not in name or kind not in parts:
+                continue
+            params = declared(load_user(name))
+            if params:
+                out[_params(parts[kind])[0]] = {p.name: p.text(p.default) for p in params}
+    for name, d in out.items():
+        _USER_DEFAULTS[name] = d
+    return out
 
 POLICY_COLUMNS = ("play", "exchange_policy", "void_policy")   # the seats table's columns of the parts
 
@@ -46,23 +108,25 @@ def _user_short(name: str) -> str:
 
 def short_part(kind: str, text: str, full_paths: bool = False) -> str:
     """One part (``expert[pace=1.5,...]``) with only its non-default parameters: a built-in's
-    parameters at their defaults are dropped, a user file's are kept (its defaults are in the
-    file); a user file is named by its file name unless ``full_paths``."""
+    defaults from its declaration, a user file's as learnt (:func:`learn_defaults`; unknown, every
+    parameter is kept); a user file is named by its file name unless ``full_paths``."""
     name, params = _params(text)
     if ".py:" in name:
-        return (name if full_paths else _user_short(name)) + (text[len(name):] if params else "")
-    fn = KINDS[kind].get(name)
-    defaults = {p.name: p.text(p.default) for p in declared(fn)} if fn is not None else {}
+        defaults = _user_defaults(name)
+        shown = name if full_paths else _user_short(name)
+        if defaults is None:
+            return shown + (text[len(name):] if params else "")
+    else:
+        shown = name
+        fn = KINDS[kind].get(name)
+        defaults = {p.name: p.text(p.default) for p in declared(fn)} if fn is not None else {}
     kept = [(k, v) for k, v in params if defaults.get(k) != v]
-    return name + ("[" + ",".join(f"{k}={v}" for k, v in kept) + "]" if kept else "")
+    return shown + ("[" + ",".join(f"{k}={v}" for k, v in kept) + "]" if kept else "")
 
 
 def own_policy(play_name: str, kind: str) -> str:
-    """The policy a play's spec gets where it names none (registry: ``parse_seat``)."""
-    own = OWN_POLICIES.get(play_name)
-    if own is not None:
-        return own[kind]
-    return DEFAULT_EXCHANGE if kind == "exchange" else DEFAULT_VOID
+    """The policy a play's spec gets where it names none (registry: ``own_policies``)."""
+    return own_policies(play_name)[kind]
 
 
 def policy_parts(canonical: str, full_paths: bool = False) -> tuple[str, str, str]:
@@ -74,6 +138,22 @@ def policy_parts(canonical: str, full_paths: bool = False) -> tuple[str, str, st
     for kind in ("exchange", "void"):
         out.append(short_part(kind, parts.get(kind, own_policy(_params(play)[0], kind)), full_paths))
     return tuple(out)
+
+
+def as_written_before(canonical: str) -> str:
+    """A seat's canonical text as its spec gave it before a user file's play got expert's policies
+    where the spec names none: a user play's ``exchange=expert`` and ``void=expert`` at their
+    defaults as ``exchange=shortest`` and ``void=fewest`` (for the hint of a refused resume)."""
+    try:
+        parts = _parts(canonical)
+    except ValueError:
+        return canonical
+    if ".py:" not in _params(parts["play"])[0] or not {"exchange", "void"} <= set(parts):
+        return canonical
+    old = {"exchange": "shortest", "void": "fewest"}
+    out = {k: old[k] if short_part(k, parts[k]) == own_policy(_params(parts["play"])[0], k) else parts[k]
+           for k in ("exchange", "void")}
+    return f"{parts['play']}+exchange={out['exchange']}+void={out['void']}"
 
 
 def short_name(canonical: str, full_paths: bool = False) -> str:

@@ -3,8 +3,9 @@
 A seat's spec is ``PLAY[+exchange=POLICY][+void=POLICY]``; each part is a built-in name or
 ``path/to/file.py:name`` (paths may not contain ``,``, ``+`` or brackets), optionally followed by
 its parameters in brackets, ``expert[flush_margin=2,pass_cost=0.3]`` (``strategies.params``).
-Omitted policies default to the play's own (``expert``: ``exchange=expert`` and ``void=expert``)
-or else to ``exchange=shortest`` and ``void=fewest``. One spec applies to all
+Omitted policies default to the play's own (``expert``, ``search`` and every user file's play:
+``exchange=expert`` and ``void=expert``, the default field's) or else, for the other built-in
+plays, to ``exchange=shortest`` and ``void=fewest``. One spec applies to all
 four seats; ``A,B,C,D`` names each (commas inside brackets do not separate seats). Outputs
 always carry the canonical full form, every declared parameter in declaration order, e.g.
 ``efficient+exchange=shortest+void=fewest``.
@@ -30,16 +31,22 @@ from simcore.contract.view import N_PARAMS, SETUP_LEN, SETUP_SCRATCH, STRATEGY_S
 from strategies import exchange as _exchange
 from strategies import expert as _expert
 from strategies import play as _play
+from strategies import learned as _learned
 from strategies import search as _search
 from strategies import void as _void
-from strategies.params import ParamError, canonical_text, copy_declaration, declared, resolve_values, rollout_param, scratch_of, slots
+from strategies.params import ParamError, canonical_text, copy_declaration, declared, declared_slots, resolve_values, rollout_param, scratch_of, slots
 
 DEFAULT_PLAY = "expert"
 DEFAULT_EXCHANGE = "shortest"
 DEFAULT_VOID = "fewest"
 # a play's own policies, used where its spec names none
 OWN_POLICIES = {"expert": {"exchange": "expert", "void": "expert"},
-                "search": {"exchange": "expert", "void": "expert"}}
+                "search": {"exchange": "expert", "void": "expert"},
+                "learned": {"exchange": "expert", "void": "expert"}}
+# a user file's play's, where its spec names none: the default play's, so that a user play set
+# against the default field differs from it in play only (runs written before this recorded
+# exchange=shortest and void=fewest, and keep them)
+USER_POLICIES = {"exchange": "expert", "void": "expert"}
 
 PLAY: dict = {}
 EXCHANGE: dict = {
@@ -70,6 +77,7 @@ register_play("flush", _play.flush)
 register_play("defensive", _play.defensive)
 register_play("expert", _expert.expert)
 register_play("search", _search.search)
+register_play("learned", _learned.learned)
 
 
 class StrategyError(ValueError):
@@ -103,6 +111,15 @@ class SeatSpec:
 
 def _is_user(name: str) -> bool:
     return ".py:" in name
+
+
+def own_policies(play_name: str) -> dict[str, str]:
+    """{exchange, void}: the policies a seat spec of this play gets where it names none."""
+    if play_name in OWN_POLICIES:
+        return OWN_POLICIES[play_name]
+    if _is_user(play_name):
+        return USER_POLICIES
+    return {"exchange": DEFAULT_EXCHANGE, "void": DEFAULT_VOID}
 
 
 def _closest(name: str, known) -> str:
@@ -176,7 +193,7 @@ def parse_seat(spec: str) -> SeatSpec:
         raise StrategyError("empty seat spec")
     parts = split_top(spec, "+", "seat spec")
     play = parts[0].strip()
-    opts = dict(OWN_POLICIES.get(play.split("[", 1)[0].strip(), {"exchange": DEFAULT_EXCHANGE, "void": DEFAULT_VOID}))
+    opts = dict(own_policies(play.split("[", 1)[0].strip()))
     seen = set()
     for part in parts[1:]:
         if "=" not in part.split("[", 1)[0]:
@@ -463,12 +480,16 @@ def load_user(name: str):
         raise StrategyError(f"strategy {name!r} does not compile as f(question, view, tab) -> int64: "
                             f"{numba_cause(exc)}") from None
     _USER_CACHE[name] = disp
+    from strategies.names import learn_defaults
+
+    learn_defaults(name, declared(disp))
     return disp
 
 
 def _first_line(fn) -> str:
+    """The first paragraph of a strategy's docstring, in one line."""
     doc = getattr(fn, "__doc__", None) or getattr(getattr(fn, "py_func", None), "__doc__", None) or ""
-    return doc.strip().splitlines()[0] if doc.strip() else ""
+    return " ".join(doc.strip().split("\n\n", 1)[0].split())
 
 
 def describe_builtins() -> str:
@@ -494,8 +515,59 @@ def describe_builtins() -> str:
     own_text = ", ".join(f"{p}: exchange={o['exchange']}, void={o['void']}" for p, o in OWN_POLICIES.items())
     lines.append("A seat spec is PLAY[+exchange=POLICY][+void=POLICY]; any part may be path/to/file.py:function, "
                  "and parameters follow a name in brackets: NAME[key=value,...]. Omitted policies are the play's own "
-                 f"({own_text}) "
-                 f"or exchange={DEFAULT_EXCHANGE}, void={DEFAULT_VOID}.")
+                 f"({own_text}; a user file's play: exchange={USER_POLICIES['exchange']}, void={USER_POLICIES['void']}) "
+                 f"or exchange={DEFAULT_EXCHANGE}, void={DEFAULT_VOID} (the other built-in plays). "
+                 "`sichuan strategies path/to/file.py` lists a file's strategies.")
+    return "\n".join(lines)
+
+
+def _builtin_name(fn) -> str:
+    """``play expert`` for a built-in strategy function (its kind and name), else its name."""
+    for kind, table in KINDS.items():
+        for name, f in table.items():
+            if f is fn:
+                return f"{kind} {name}"
+    return getattr(fn, "__name__", str(fn))
+
+
+def describe_file(path: str) -> str:
+    """The strategies of a user file, as :func:`describe_builtins` lists the built-ins: each
+    function compiled for ``STRATEGY_SIG`` or declared with parameters, its first doc line, and
+    its parameters (a wrapper's own; the wrapped built-in's by reference)."""
+    from strategies.params import wrapped_of
+
+    file = Path(path).expanduser()
+    if not file.is_file():
+        raise StrategyError(f"strategy file {path!r} does not exist")
+    if file.suffix != ".py":
+        raise StrategyError(f"{path!r} is not a strategy file (a .py file)")
+    module = _import_user(path, file.resolve())
+    found = []
+    for attr, fn in vars(module).items():
+        if attr.startswith("_") or not isinstance(fn, nb.core.registry.CPUDispatcher):
+            continue
+        if getattr(fn.py_func, "__module__", None) != module.__name__:
+            continue   # imported, not defined here
+        if STRATEGY_SIG.args in fn.overloads or declared(fn) or wrapped_of(fn) is not None:
+            found.append((attr, fn))
+    if not found:
+        raise StrategyError(f"strategy file {path!r} defines no strategy (a function jitted with STRATEGY_SIG)")
+    lines = [f"{path}:"]
+    width = max(len(a) for a, _ in found)
+    for attr, fn in found:
+        inner = wrapped_of(fn)
+        note = ""
+        own = declared(fn)
+        if inner is not None:
+            n = len(declared(inner))
+            note = (f" (wraps {_builtin_name(inner)}: its {n} parameter{'s' if n != 1 else ''} with their defaults, "
+                    "as `sichuan strategies` lists them, then its own)")
+            own = own[n:]
+        lines.append(f"  {attr:<{width}}  {_first_line(fn)}{note}")
+        for p in own:
+            lines.append(f"  {'':<{width}}    [{p.describe()}]")
+    lines.append(f"A seat spec names one as {path}:NAME[key=value,...]; omitted policies of a play: "
+                 f"exchange={USER_POLICIES['exchange']}, void={USER_POLICIES['void']}.")
     return "\n".join(lines)
 
 
@@ -547,7 +619,7 @@ def setup_of(seats: list[SeatSpec], fns: tuple) -> np.ndarray:
             name, values = seat.part(kind)
             fn = fns[g * 4 + s]
             lo = (s * 3 + g) * N_PARAMS
-            out[lo:lo + N_PARAMS] = slots(declared(fn), values)
+            out[lo:lo + N_PARAMS] = slots(declared(fn), values, declared_slots(fn))
             use = max(use, scratch_of(fn))
         out[SETUP_SCRATCH + s] = use
     return out

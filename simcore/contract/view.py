@@ -55,10 +55,15 @@ N_SCRATCH = 256     # V_SCRATCH's slots
 N_DISC_SEQ = 128    # V_DISC_SEQ's entries
 N_RULE_SLOTS = 48   # V_RULES' slots: the rule array (``RuleSet.to_array``) and room for 16 more options
 # The view's layout version: a strategy reads slots by name, so recompiled it reads the same facts;
-# a change that moves or resizes a slot bumps it (1: until the rule slots grew to 48; 2: since).
-# Runs record it in run.json and datasets in dataset.json (a manifest without it: version 1).
+# a change that moves or resizes a slot bumps it (1: until the rule slots grew to 48 and the
+# parameter groups to 32 slots each; 2: since). Runs record it in run.json and datasets in
+# dataset.json (a manifest without it: version 1).
 CONTRACT_VERSION = 2
-N_PARAMS = 16       # parameters per strategy group (V_PARAMS)
+N_PARAMS = 32       # parameter slots per strategy group (V_PARAMS): a strategy declares at most this many
+# A built-in declares at most WRAPPED_PARAMS parameters, in its group's first slots; a user strategy
+# that wraps one (``strategies.params.wraps``) has the built-in's there and its own from this slot on
+# (``own_param_int``/``own_param_float``), N_PARAMS - WRAPPED_PARAMS of them.
+WRAPPED_PARAMS = 16
 
 VIEW_FIELDS = (
     ("V_ME", 1, "this seat"),
@@ -108,8 +113,9 @@ VIEW_FIELDS = (
                                "(at most N_DISC_SEQ)"),
     ("V_RULES", N_RULE_SLOTS, "the rule set: ``simcore.contract.rules.RuleSet.to_array``, read as "
                               "view[V_RULES + R_*]"),
-    ("V_PARAMS", 3 * N_PARAMS, "[group*N_PARAMS + i]: parameter i of the seat's play (group 0), exchange (1) "
-                               "and void (2) strategy (``strategies.params``; read with param_int/param_float)"),
+    ("V_PARAMS", 3 * N_PARAMS, "[group*N_PARAMS + i]: parameter slot i of the seat's play (group 0), exchange (1) "
+                               "and void (2) strategy (``strategies.params``; read with param_int/param_float, "
+                               "a wrapper's own with own_param_int/own_param_float)"),
     # public facts a searching seat needs to rebuild the table (``simcore.engine.sample``):
     ("V_DRAWS", 4, "4 seats' draws this hand"),
     ("V_VOID_CAP", 4, "4 seats: at most this many void-suit tiles held (-1: unknown). A seat that "
@@ -282,7 +288,8 @@ def param_group(view):
 
 @nb.njit(cache=True, inline="always")
 def param_int(view, i):
-    """Parameter i (declaration order) of the strategy being asked, an int or a choice's index."""
+    """Parameter i (declaration order) of the strategy being asked, an int or a choice's index (a
+    wrapper's i-th is the wrapped built-in's; its own: ``own_param_int``)."""
     return view[V_PARAMS + param_group(view) * N_PARAMS + i]
 
 
@@ -290,6 +297,19 @@ def param_int(view, i):
 def param_float(view, i):
     """Parameter i of the strategy being asked, a float (stored as its float64 bits)."""
     return as_float64(view[V_PARAMS + param_group(view) * N_PARAMS + i])
+
+
+@nb.njit(cache=True, inline="always")
+def own_param_int(view, i):
+    """A wrapper's own parameter i (``strategies.params.wraps``: its own declaration order, after the
+    wrapped built-in's), an int or a choice's index."""
+    return view[V_PARAMS + param_group(view) * N_PARAMS + WRAPPED_PARAMS + i]
+
+
+@nb.njit(cache=True, inline="always")
+def own_param_float(view, i):
+    """A wrapper's own parameter i, a float (stored as its float64 bits)."""
+    return as_float64(view[V_PARAMS + param_group(view) * N_PARAMS + WRAPPED_PARAMS + i])
 
 
 @nb.njit(cache=True, _nrt=False)

@@ -283,6 +283,12 @@ def run_batch(rules: RuleSet, players, seed: int, first: int, n_items: int, matc
         hands = np.concatenate([np.arange(m * hpm, m * hpm + hpm) for m in range(first, first + n_items)])
     else:
         hands = np.arange(first, first + n_items, dtype=np.int64)
+    if check:   # a model a strategy carries is read-only (``strategies.models``)
+        from strategies.models import check_unwritten
+
+        written = check_unwritten()
+        if written:
+            raise InvariantError(written)
     bad = np.flatnonzero(hand[:, rec.H_ERROR] != rec.ERR_NONE)
     if bad.size:
         i = int(bad[0])

@@ -180,6 +180,9 @@ def _write(run_dir, cfg: RunConfig, config: dict, chunk: int, first: int, count:
     """A chunk's results as its four shards, its summary tallies in the hands shard's footer."""
     from simcore.runs.analysis import batch_summary
 
+    from strategies.names import seat_defaults
+
+    seat_defaults(cfg.seat_names, cfg.seats)   # the seats table's parts drop user parameters at their defaults
     tables = rio.batch_tables(res, list(cfg.seat_names))
     summary = batch_summary(res, list(cfg.seat_names))
     del res  # the tables do not use the engine's result arrays: the caller's reference is the last
@@ -372,9 +375,14 @@ def _check_same_seats(run_dir: Path, old: dict, cfg: RunConfig) -> None:
         for part, (x, y) in enumerate(zip(them, ours)):
             if x != y:
                 what = ("play", "exchange", "void")[part] if len(them) == len(ours) == 3 else "strategy"
+                hint = "use a new --out directory"
+                if what != "play" and ".py:" in them[0] and x in ("exchange=shortest", "void=fewest"):
+                    hint = ("a user file's play gets exchange=expert and void=expert where its spec names none, "
+                            "and this run was written when it got exchange=shortest and void=fewest: add "
+                            "+exchange=shortest+void=fewest to its spec to resume it, or use a new --out directory")
                 raise RunError(f"{run_dir} holds a run with different seats: seat {seat}'s {what} is "
                                f"{_short(_seat_identity(a, str)[part])} there, {_short(_seat_identity(b, str)[part])} "
-                               "now; use a new --out directory")
+                               f"now; {hint}")
 
 
 def _value(x) -> str:
@@ -647,6 +655,7 @@ def _open_run(d: ManagedDir, cfg: RunConfig) -> tuple:
     valid = _valid_chunks(run_dir, chunks, cfg.hands_per_item)
     rio.remove_partial(run_dir, valid)
     todo = [x for x in chunks if x[0] not in valid]
+    from strategies.names import seat_defaults
     from strategies.registry import user_file_records
 
     files, deps = user_file_records(cfg.seats)
@@ -662,6 +671,8 @@ def _open_run(d: ManagedDir, cfg: RunConfig) -> tuple:
         "strategy_files": files,     # each user strategy file: one hash of it and what it imports
         "strategy_deps": deps,       # and each of those files' own, so a refusal names the one that changed
         "strategy_paths": (old or {}).get("strategy_paths") or _strategy_paths(cfg),
+        # each user part's parameter defaults, by its name in the seats: its names print only the others
+        "strategy_defaults": seat_defaults(cfg.seat_names, cfg.seats),
         "complete": not todo,
         "timings": d.timings(old),
     }

@@ -24,7 +24,7 @@ from simcore.contract import records as rec
 from simcore.runs.batch import BatchResult
 from simcore.contract.evaluate import N_PATTERNS, PATTERNS
 from simcore.contract.tiles import N_KINDS, NO_VOID, SUITS, tile_text
-from strategies.names import POLICY_COLUMNS, seat_columns
+from strategies.names import POLICY_COLUMNS, learn_recorded, seat_columns
 
 SCHEMA_VERSION = 3
 # version 1: before the tfmj options (without the zero-filled ADDED_COLUMNS); version 2: before
@@ -517,4 +517,5 @@ def read_manifest(run_dir: Path) -> dict:
     if not isinstance(data, dict) or data.get("schema_version") not in READABLE_VERSIONS:
         raise ValueError(f"{path} is not a run manifest of schema version "
                          f"{' or '.join(str(v) for v in READABLE_VERSIONS)}")
+    learn_recorded(data.get("strategy_defaults"))   # its user strategies' defaults: their names shorten
     return data

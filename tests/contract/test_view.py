@@ -40,7 +40,8 @@ def test_discard_entries_and_pack3_round_trip():
 
 
 # Every slot as written out by hand, not derived (contract version 2: the rule slots grew from 32
-# to 48, moving V_PARAMS and what follows by 16): user strategies and saved traces read these
+# to 48, moving V_PARAMS and what follows by 16, and each parameter group from 16 slots to 32,
+# moving what follows V_PARAMS by 48 more): user strategies and saved traces read these
 # numbers, so a field that moves must be a deliberate change of the contract, with its version.
 PINNED = {
     "V_ME": 0, "V_DEALER": 1, "V_QUESTION": 2, "V_TILE": 3, "V_FROM": 4, "V_CAN_WIN": 5, "V_CAN_PUNG": 6,
@@ -50,14 +51,14 @@ PINNED = {
     "V_REPLACEMENT": 25, "V_ARENA": 26, "V_KONG_DISCARD": 27, "V_HAND": 32, "V_VOID": 59, "V_WINS": 63,
     "V_OUT": 67, "V_SCORE": 71, "V_N_MELDS": 75, "V_MELD_KIND": 79, "V_MELD_TILE": 95, "V_PASSED": 111,
     "V_RECEIVED": 114, "V_VISIBLE": 117, "V_ZEROED": 144, "V_SCRATCH": 144, "V_REVEALED": 400,
-    "V_DISC_SEQ": 508, "V_RULES": 636, "V_PARAMS": 684, "V_DRAWS": 732, "V_VOID_CAP": 736,
-    "V_KONG_INCOME": 740, "V_TURN_KONG": 756, "V_TURN_KONG_SEAT": 760, "V_KONG_FEEDER": 761, "V_PUBLIC": 732,
+    "V_DISC_SEQ": 508, "V_RULES": 636, "V_PARAMS": 684, "V_DRAWS": 780, "V_VOID_CAP": 784,
+    "V_KONG_INCOME": 788, "V_TURN_KONG": 804, "V_TURN_KONG_SEAT": 808, "V_KONG_FEEDER": 809, "V_PUBLIC": 780,
 }
 
 
 def test_every_view_slot_is_where_it_was():
-    assert vw.VIEW_LEN == 762 and vw.CONTRACT_VERSION == 2
-    assert (vw.N_SCRATCH, vw.N_DISC_SEQ, vw.N_RULE_SLOTS, vw.N_PARAMS) == (256, 128, 48, 16)
+    assert vw.VIEW_LEN == 810 and vw.CONTRACT_VERSION == 2
+    assert (vw.N_SCRATCH, vw.N_DISC_SEQ, vw.N_RULE_SLOTS, vw.N_PARAMS, vw.WRAPPED_PARAMS) == (256, 128, 48, 32, 16)
     names = {k: v for k, v in vars(vw).items() if k.startswith("V_")}
     assert names == PINNED
     assert all(type(v) is int for v in names.values())  # plain ints: numba freezes them as constants

@@ -84,13 +84,14 @@ def test_the_rollouts_are_played_by_the_hands_own_seats_by_default():
 def test_a_searching_seat_plays_on_with_its_rollout_policy_and_a_user_file_can_play(tmp_path):
     from simcore.inspection.review import judge_hand, rollout_seats, rollouts_text
     from tests.support.bots import write_bots
+    from strategies.registry import parse_seat
 
     h = _hand("search[policy=efficient],greedy,greedy,greedy")
     assert rollout_seats(h)[0].play == "efficient"
     bots = write_bots(tmp_path, "review_bots")
     spec = f"{bots}:lowest"
     assert rollouts_text(rollout_seats(_hand(), spec)) == "review_bots.py:lowest at every seat"
-    assert rollouts_text(rollout_seats(_hand(), spec), full_names=True) == f"{spec}+exchange=shortest+void=fewest at every seat"
+    assert rollouts_text(rollout_seats(_hand(), spec), full_names=True) == f"{parse_seat(spec).canonical} at every seat"
     rows = judge_hand(_hand(), 0, 0, 20, policy=spec)
     assert rows and all(r["rollouts"] == 20 for r in rows)
 

@@ -79,7 +79,10 @@ def test_an_illegal_answer_names_a_trace_that_replays_it_from_anywhere(tmp_path,
     assert f"{home / 'bots' / 'hint_bot.py'}:cheater" in command, "a user file by its absolute path"
     assert f"(or sichuan trace {out} --hand {hand})" in msg
     manifest = rio.read_manifest(out)
-    assert manifest["config"]["seats"][1] == "bots/hint_bot.py:cheater+exchange=shortest+void=fewest"  # as given
+    from strategies.registry import parse_seat
+
+    own = parse_seat("expert").canonical.split("+", 1)[1]   # a user play's omitted policies are expert's
+    assert manifest["config"]["seats"][1] == f"bots/hint_bot.py:cheater+{own}"  # as given
     assert manifest["strategy_paths"] == {"bots/hint_bot.py": str(home / "bots" / "hint_bot.py")}
 
     elsewhere = tmp_path / "elsewhere"

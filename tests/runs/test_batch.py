@@ -71,6 +71,9 @@ def test_an_illegal_answer_is_one_line_with_a_trace_command():
 
 def test_the_trace_command_names_user_files_by_absolute_path(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    cmd = B.trace_command(preset("flow"), 3, 17, ["bots/mine.py:lowest+exchange=shortest+void=fewest"] * 4)
+    from strategies.registry import parse_seat
+
+    own = parse_seat("expert").canonical.split("+", 1)[1]   # a user play's own policies are expert's
+    cmd = B.trace_command(preset("flow"), 3, 17, [f"bots/mine.py:lowest+{own}"] * 4)
     assert cmd == f"sichuan trace --rules flow --seats {tmp_path}/bots/mine.py:lowest --seed 3 --hand 17"
     assert B.trace_command(preset("battle"), 0, 5, run_dir=tmp_path / "run") == f"sichuan trace {tmp_path}/run --hand 5"

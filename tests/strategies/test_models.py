@@ -65,3 +65,16 @@ def test_bad_model_files_are_one_line(tmp_path, fitted):
         M.load(cut)
     assert "\n" not in str(exc.value)
     assert zipfile.is_zipfile(path)   # readable without the training library: plain npz
+
+
+def test_check_mode_finds_a_model_written_to(tmp_path, fitted):
+    est, _ = fitted
+    path = str(_write(tmp_path, est))
+    _, models = M.model_set(path)
+    assert models[0] is models[1] and M.check_unwritten() is None
+    models[0].packed[5] += 1.0
+    try:
+        assert "was written to" in M.check_unwritten()
+    finally:
+        models[0].packed[5] -= 1.0
+    assert M.check_unwritten() is None

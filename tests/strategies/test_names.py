@@ -41,7 +41,8 @@ def test_the_parts_are_names_with_their_non_default_parameters():
 
 def test_user_files_are_named_by_file_unless_two_share_a_name(tmp_path):
     a, b = tmp_path / "a" / "mine.py", tmp_path / "b" / "mine.py"   # names from the recorded text alone
-    ca, cb = (f"{x}:lowest+exchange=shortest+void=fewest" for x in (a, b))
+    own = parse_seat("expert").canonical.split("+", 1)[1]   # a user play's own policies are expert's
+    ca, cb = (f"{x}:lowest+{own}" for x in (a, b))
     assert short_name(ca) == "mine.py:lowest"
     names = short_names([ca, cb, parse_seat("expert").canonical])
     assert names[ca] == f"{a}:lowest" and names[cb] == f"{b}:lowest"   # by their recorded paths

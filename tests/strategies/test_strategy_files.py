@@ -11,7 +11,7 @@ import textwrap
 import pytest
 
 from simcore.runs import shards as rio
-from strategies.registry import legacy_file_hash, user_dependencies, user_file_hash
+from strategies.registry import legacy_file_hash, parse_seat, user_dependencies, user_file_hash
 from tests.support.cli import invoke
 
 HELPER = textwrap.dedent('''
@@ -128,8 +128,9 @@ def test_a_resume_compares_what_the_seats_play_not_how_they_are_written(folder, 
     res = simulate(f"../{rel}", 700, workers=2)                                # worker processes too
     assert res.exit_code == 0, res.stderr
     names = set(analysis.load(out, tables=["seats"]).seats["strategy"].astype(str))
-    assert names == {f"{rel}+exchange=shortest+void=fewest", "greedy+exchange=shortest+void=fewest"}
-    assert rio.read_manifest(out)["config"]["seats"][0] == f"{rel}+exchange=shortest+void=fewest"
+    own = parse_seat("expert").canonical.split("+", 1)[1]   # a user play's omitted policies are expert's
+    assert names == {f"{rel}+{own}", "greedy+exchange=shortest+void=fewest"}
+    assert rio.read_manifest(out)["config"]["seats"][0] == f"{rel}+{own}"
 
 
 def test_a_resume_with_other_seats_names_the_seat_the_part_and_both_values(folder, tmp_path):
@@ -138,4 +139,4 @@ def test_a_resume_with_other_seats_names_the_seat_the_part_and_both_values(folde
     res = invoke("simulate", "-q", "--hands", 300, "--chunk-hands", 100, "--seats",
                  f"{folder}/strat.py:play+void=weakest,greedy,greedy,greedy", "--out", out, "--workers", 1)
     assert res.exit_code == 2 and res.stderr.count("\n") == 1
-    assert "seat 0's void is void=fewest there, void=weakest now" in res.stderr, res.stderr
+    assert "seat 0's void is void=expert[" in res.stderr and "there, void=weakest now" in res.stderr, res.stderr

@@ -26,8 +26,9 @@ def test_user_strategy_runs_in_simulate_and_trace(user_file, tmp_path):
     res = CliRunner().invoke(main, ["simulate", "-q", "--hands", "300", "--seats", spec, "--out", str(out), "--workers", "1"])
     assert res.exit_code == 0, res.output + res.stderr
     seats = rio.read_manifest(out)["config"]["seats"]
-    assert seats[0] == f"{user_file}:lowest+exchange=shortest+void=fewest"
-    assert seats[2] == f"{user_file}:lowest+exchange={user_file}:pass_suit_zero+void=fewest"
+    own = parse_seat("expert").canonical.split("+", 1)[1]   # a user play's omitted policies are expert's
+    assert seats[0] == f"{user_file}:lowest+{own}"
+    assert seats[2] == f"{user_file}:lowest+exchange={user_file}:pass_suit_zero+{own.split('+')[1]}"
     res = CliRunner().invoke(main, ["trace", "--seats", spec, "--seed", "0", "--hand", "17"])
     assert res.exit_code == 0, res.stderr
     events = [json.loads(x) for x in res.output.splitlines()]

@@ -47,11 +47,14 @@ OPTION_CASES = (
     ("options/luck-flow", "flow", "efficient,expert,expert,expert", {"luck": True, "draw_order": "seat"}),
     ("options/search", "battle", "search[rollouts=4,max_rollouts=4,candidates=2],expert,expert,expert",
      {"hands": 24, "chunk_hands": 12}),
-    # user strategies written against the view as it was at contract version 1, recompiled
+    # user strategies written against the view as it was at contract version 1, recompiled (their
+    # policies named: a user play's omitted ones were exchange=shortest and void=fewest when these
+    # were recorded, and are expert's since)
     ("options/user-files", "battle", f"{USER}:reader+exchange={USER}:reader+void={USER}:reader,"
-     "strategies/example_user_strategy.py:cautious,greedy,expert", {"hands": 1000}),
-    ("options/user-files-flow", "flow", f"{USER}:reader,{USER}:reader+exchange={USER}:reader,"
-     "strategies/example_user_strategy.py:late_passer,expert", {"hands": 1000}),
+     "strategies/example_user_strategy.py:cautious+exchange=shortest+void=fewest,greedy,expert", {"hands": 1000}),
+    ("options/user-files-flow", "flow", f"{USER}:reader+exchange=shortest+void=fewest,"
+     f"{USER}:reader+exchange={USER}:reader+void=fewest,"
+     "strategies/example_user_strategy.py:late_passer+exchange=shortest+void=fewest,expert", {"hands": 1000}),
 )
 
 

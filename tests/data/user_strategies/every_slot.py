@@ -3,20 +3,31 @@ plays it): a strategy written against an older view layout reads its slots by na
 must play the same hands the same way (its fingerprint was recorded at view contract version 1).
 
 Each answer is legal and driven by a checksum of the whole view (its scratch and arena address aside,
-the rule slots up to the rules' fields): it wins when it can unless the checksum says pass, never
+the rule slots up to the rules' fields, each parameter group's first 16 slots, the group's size at
+version 1): it wins when it can unless the checksum says pass, never
 claims a set, and discards the k-th legal tile with k from the checksum."""
 
 import numba as nb
 import numpy as np
 
 from simcore.contract.rules import N_RULE_FIELDS
-from strategies.api import (A_WIN, C_PASS, C_WIN, N_KINDS, N_RANKS, Q_CLAIM, Q_EXCHANGE, Q_ROB, Q_TURN,
-                            STRATEGY_SIG, V_ARENA, V_CAN_WIN, V_HAND, V_LOCKED, V_MUST_VOID, V_RULES, V_SCRATCH,
-                            V_TILE, V_VOID, V_ME, fields, pack3)
+from strategies.api import (A_WIN, C_PASS, C_WIN, N_KINDS, N_PARAMS, N_RANKS, Q_CLAIM, Q_EXCHANGE, Q_ROB, Q_TURN,
+                            STRATEGY_SIG, V_ARENA, V_CAN_WIN, V_HAND, V_LOCKED, V_MUST_VOID, V_PARAMS, V_RULES,
+                            V_SCRATCH, V_TILE, V_VOID, V_ME, fields, pack3)
 
 _SKIP = (V_SCRATCH, V_ARENA)
-SPANS = np.array([(start, N_RULE_FIELDS if start == V_RULES else n) for start, n in fields().values()
-                  if start not in _SKIP], np.int64)
+
+
+def _spans(start, n):
+    if start == V_RULES:
+        return [(start, N_RULE_FIELDS)]
+    if start == V_PARAMS:   # each group's first 16 slots, play's, exchange's, void's
+        return [(V_PARAMS + g * N_PARAMS, 16) for g in range(3)]
+    return [(start, n)]
+
+
+SPANS = np.array([span for start, n in fields().values() if start not in _SKIP for span in _spans(start, n)],
+                 np.int64)
 
 
 @nb.njit(cache=True)

@@ -1,0 +1,83 @@
+"""The learned players (``strategies.learned``, ``strategies.features``, ``sichuan learn``): the features
+a seat computes at the table are those a dataset's kept view gives, a model trained end to end from a
+searching seat's dataset seats and plays legally, and bad model files are one line."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from simcore.contract import view as vw
+from simcore.contract.records import S_NET
+from simcore.contract.rules import preset
+from simcore.contract.tables import load_tables
+from simcore.engine import pose
+from simcore.runs.batch import run_batch
+from strategies.features import N_FEATURES, view_features
+from strategies.registry import StrategyError, parse_seats, seat_functions
+from tests.support.cli import invoke, run_cli
+from tests.support.stopped_hands import stopped_points, view_in
+
+SEARCH = "search[rollouts=2,max_rollouts=2],expert,expert,expert"
+
+
+@pytest.fixture(scope="module")
+def tiny_model(tmp_path_factory):
+    """A model trained end to end: a searching seat's dataset, then sichuan learn."""
+    d = tmp_path_factory.mktemp("learned")
+    run_cli("dataset", "--seats", SEARCH, "--record", "0", "--hands", 60, "--seed", 3, "--tables", 20,
+            "--out", d / "ds", "-q")
+    res = run_cli("learn", d / "ds", "--out", d / "m.npz", "--max-iter", 20, "-q")
+    assert "trees on" in res.output and "gain" in res.output
+    return d / "m.npz"
+
+
+def test_features_at_the_table_do_not_depend_on_what_the_scratch_holds(tiny_model):
+    """At every question of a learned seat's hand, the features from its view as it stands (its
+    scratch as its play left it) equal those from the view with the scratch cleared, as a dataset
+    keeps it: the features a model trains on are those the seat computes when it plays."""
+    tab = load_tables()
+    players = seat_functions(parse_seats(f"learned[model={tiny_model}],expert,expert,expert"))
+    checked = 0
+    for g in (1, 6):
+        for _, S in stopped_points(preset("flow" if g == 6 else "battle"), players, 4, g):
+            if pose(S, 0) not in (vw.Q_TURN, vw.Q_CLAIM, vw.Q_ROB):
+                continue
+            v = view_in(S, 0).copy()
+            q, tile = np.int64(v[vw.V_QUESTION]), np.int64(v[vw.V_TILE])
+            if q == vw.Q_TURN:   # the held tiles as discards, and a win where there is one
+                answers = [t for t in range(27) if v[vw.V_HAND + t] > 0] + ([vw.A_WIN] if v[vw.V_CAN_WIN] else [])
+            else:
+                answers = [vw.C_PASS] + [c for c, ok in ((vw.C_WIN, vw.V_CAN_WIN), (vw.C_PUNG, vw.V_CAN_PUNG),
+                                                         (vw.C_KONG, vw.V_CAN_KONG)) if v[ok]]
+            answers = np.array(answers, np.int64)
+            at_table = view_features(tab, v.copy(), answers, answers[0])
+            cleared = v.copy()
+            cleared[vw.V_SCRATCH:vw.V_SCRATCH + vw.N_SCRATCH] = 0
+            from_dataset = view_features(tab, cleared, answers, answers[0])
+            assert at_table.shape == (len(answers), N_FEATURES)
+            np.testing.assert_array_equal(at_table, from_dataset)
+            checked += 1
+    assert checked > 10
+
+
+def test_a_trained_model_seats_and_plays_legally_in_both_bloods(tiny_model):
+    changed = 0
+    for rules in ("battle", "flow"):   # check mode: an illegal answer or a write to the view would raise
+        fns = seat_functions(parse_seats(f"learned[model={tiny_model},margin=0],expert,expert,expert"))
+        res = run_batch(preset(rules), fns, 2, 0, 200, check=True)
+        ref = run_batch(preset(rules), seat_functions(parse_seats("expert")), 2, 0, 200)
+        changed += int((res.seat[:, 0, S_NET] != ref.seat[:, 0, S_NET]).sum())
+    assert changed > 0   # with margin 0 the model leaves expert's answer somewhere
+    out = run_cli("simulate", "--hands", 300, "--seats", f"learned[model={tiny_model}]", "--out",
+                  tiny_model.parent / "run", "-q")
+    assert out.exit_code == 0
+
+
+def test_bad_model_parameters_are_one_line(tmp_path):
+    with pytest.raises(StrategyError, match="does not exist"):
+        parse_seats(f"learned[model={tmp_path / 'none.npz'}]")
+    bad = tmp_path / "bad.npz"
+    bad.write_bytes(b"not a model")
+    res = invoke("simulate", "--hands", 10, "--seats", f"learned[model={bad}]", "--out", tmp_path / "r")
+    assert res.exit_code == 2 and "cannot be read" in res.output and len(res.output.strip().splitlines()) == 1
