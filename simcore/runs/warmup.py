@@ -17,8 +17,8 @@ import sys
 import time
 from pathlib import Path
 
-# A cold compile of the engine and expert, measured on 2 idle cores (BENCHMARKS.md: compile); a
-# loaded machine takes longer. Said in the line a first run prints.
+# A cold compile of the engine and expert on 2 idle cores (`python -m benchmarks.bench --only compile`
+# measures each entry point); a loaded machine takes longer. Said in the line a first run prints.
 COLD_MINUTES = "2 to 3"
 
 
