@@ -325,14 +325,22 @@ def override_rules(data: dict, rules: str | None, sets=(), source: str = "<spec>
     own: list[str] = []       # the rules named by the arms or cells that name their own
     takes_base = False
     tables: list[dict] = []   # arm and cell tables whose own sets --set amends
-    if kind == "duplicate" and isinstance(data.get("arms"), dict):
-        for v in data["arms"].values():
+
+    def sort(entries) -> bool:
+        """Each arm or cell table into ``tables``, its own rules into ``own``; whether one takes
+        the base rules."""
+        base = False
+        for v in entries:
             if isinstance(v, dict):
                 tables.append(v)
                 if "rules" in v:
                     own.append(str(v["rules"]))
                     continue
-            takes_base = True
+            base = True
+        return base
+
+    if kind == "duplicate" and isinstance(data.get("arms"), dict):
+        takes_base = sort(data["arms"].values())
     elif kind == "cells":
         grid, cells = data.get("grid"), data.get("cells")
         if isinstance(grid, dict):
@@ -341,13 +349,7 @@ def override_rules(data: dict, rules: str | None, sets=(), source: str = "<spec>
             else:
                 takes_base = True
         if isinstance(cells, list):
-            for c in cells:
-                if isinstance(c, dict):
-                    tables.append(c)
-                    if "rules" in c:
-                        own.append(str(c["rules"]))
-                        continue
-                takes_base = True
+            takes_base = sort(cells) or takes_base
     if rules is not None:
         if not takes_base and own:
             what = "arm" if kind == "duplicate" else "cell"

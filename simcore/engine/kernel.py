@@ -145,6 +145,20 @@ def _set_arenas(S, A, rfns, arena):
         S[_v(s) + vw.V_ARENA] = S[O_ARENA + s]
 
 
+@nb.njit(cache=True, inline="always")
+def _blocks(n_items, win_out, pay_out):
+    """A batch's blocks of BLOCK hands, its win and payment slots a hand, and a block state's length."""
+    win_cap = win_out.shape[1]
+    pay_cap = pay_out.shape[1]
+    return (n_items + BLOCK - 1) // BLOCK, win_cap, pay_cap, O_FIXED_END + win_cap * N_WIN_FIELDS + pay_cap * N_PAY_FIELDS
+
+
+@nb.njit(cache=True, inline="always")
+def _unowned_rows(hand_out, seat_out, win_out, pay_out):
+    """The four output arrays without their owners (no reference counting in the blocks' loops)."""
+    return unowned(hand_out), unowned(seat_out), unowned(win_out), unowned(pay_out)
+
+
 @nb.njit(cache=True, parallel=True, nogil=True)
 def play_batch(tab, R, OPT, fns, setup, rfns, arena, seed, first, n_items, match_mode, check, hand_out, seat_out, win_out,
                pay_out):
@@ -156,15 +170,9 @@ def play_batch(tab, R, OPT, fns, setup, rfns, arena, seed, first, n_items, match
     releases the GIL, so a writer thread can encode the previous chunk meanwhile. ``rfns`` and
     ``arena``: the searching seats' rollout players and arenas (``strategies.registry.Players``)."""
     hpm = R[R_HANDS_PER_MATCH] if match_mode else 1
-    n_blocks = (n_items + BLOCK - 1) // BLOCK
-    win_cap = win_out.shape[1]
-    pay_cap = pay_out.shape[1]
-    s_len = O_FIXED_END + win_cap * N_WIN_FIELDS + pay_cap * N_PAY_FIELDS
+    n_blocks, win_cap, pay_cap, s_len = _blocks(n_items, win_out, pay_out)
     tab = unowned(tab)
-    hand_out = unowned(hand_out)
-    seat_out = unowned(seat_out)
-    win_out = unowned(win_out)
-    pay_out = unowned(pay_out)
+    hand_out, seat_out, win_out, pay_out = _unowned_rows(hand_out, seat_out, win_out, pay_out)
     no_dir = I64(0)
     for b in nb.prange(n_blocks):
         S_own = np.zeros(s_len, np.int64)
@@ -205,19 +213,10 @@ def play_shadowed(tab, R, OPT, fns, setup, rfns, arena, arm_fns, arm_setup, same
     written only where the rotation differed (``differed[item, r]``; elsewhere the arm's hand is
     the field's, hand for hand). ``same``: bit g set where the arm's group-g strategy and
     parameters are the field's. The seats may not search (their arenas are not shadowed)."""
-    n_blocks = (n_items + BLOCK - 1) // BLOCK
-    win_cap = win_out.shape[1]
-    pay_cap = pay_out.shape[1]
-    s_len = O_FIXED_END + win_cap * N_WIN_FIELDS + pay_cap * N_PAY_FIELDS
+    n_blocks, win_cap, pay_cap, s_len = _blocks(n_items, win_out, pay_out)
     tab = unowned(tab)
-    hand_out = unowned(hand_out)
-    seat_out = unowned(seat_out)
-    win_out = unowned(win_out)
-    pay_out = unowned(pay_out)
-    arm_hand = unowned(arm_hand)
-    arm_seat = unowned(arm_seat)
-    arm_win = unowned(arm_win)
-    arm_pay = unowned(arm_pay)
+    hand_out, seat_out, win_out, pay_out = _unowned_rows(hand_out, seat_out, win_out, pay_out)
+    arm_hand, arm_seat, arm_win, arm_pay = _unowned_rows(arm_hand, arm_seat, arm_win, arm_pay)
     for b in nb.prange(n_blocks):
         S_own = np.zeros(s_len, np.int64)
         S = data_ptr(S_own)

@@ -240,6 +240,15 @@ def run_options(options, draw_order: str = "table", value_weights=None):
     return options
 
 
+def _engine_inputs(rules: RuleSet, options, draw_order: str, value_weights, threads: int | None):
+    """What a batch hands the engine besides its players: the run options (``run_options``), the
+    rule and options arrays, the suit tables; ``threads`` set for numba's pool."""
+    if threads:
+        nb.set_num_threads(threads)
+    options = run_options(options, draw_order, value_weights)
+    return options, rules.to_array(), options.to_array(), load_tables()
+
+
 def run_batch(rules: RuleSet, players, seed: int, first: int, n_items: int, match_mode: bool = False,
               check: bool = False, threads: int | None = None, seat_names=None, trace_hint=None,
               draw_order: str = "table", value_weights=None, options=None) -> BatchResult:
@@ -257,11 +266,7 @@ def run_batch(rules: RuleSet, players, seed: int, first: int, n_items: int, matc
         raise ValueError("the number of hands must be positive")
     if seed < 0:
         raise ValueError("the seed must be a non-negative integer")
-    if threads:
-        nb.set_num_threads(threads)
-    options = run_options(options, draw_order, value_weights)
-    R, OPT = rules.to_array(), options.to_array()
-    tab = load_tables()
+    options, R, OPT, tab = _engine_inputs(rules, options, draw_order, value_weights, threads)
     hpm = rules.hands_per_match if match_mode else 1
     rows = n_items * hpm
     win_cap = WIN_CAP[rules.variant]
@@ -340,11 +345,7 @@ def run_shadowed(rules: RuleSet, field, arm, seed: int, first: int, n_items: int
     arm_players = seat_functions([arm] * 4)
     if _searches(players) or _searches(arm_players):
         raise ValueError("a searching seat cannot be shadowed: play every table in full (--full-tables)")
-    if threads:
-        nb.set_num_threads(threads)
-    options = run_options(options, draw_order, value_weights)
-    R, OPT = rules.to_array(), options.to_array()
-    tab = load_tables()
+    options, R, OPT, tab = _engine_inputs(rules, options, draw_order, value_weights, threads)
     win_cap, pay_cap = WIN_CAP[rules.variant], PAY_CAP[rules.variant]
     kernel = E.shadowed_kernel()
     same_bits = np.int64(same_parts(field, arm))
