@@ -21,7 +21,7 @@ import numpy as np
 
 from simcore.contract.nrt import address_of, data_ptr, float64_ptr, int64_ptr
 from simcore.contract.tiles import N_KINDS, N_RANKS
-from simcore.contract.view import (A_KONG, A_WIN, C_KONG, C_PASS, C_PUNG, C_WIN, Q_CLAIM, Q_ROB, Q_TURN, STRATEGY_SIG,
+from simcore.contract.view import (A_KONG, A_WIN, C_KONG, C_PASS, C_PUNG, C_WIN, Q_CLAIM, Q_ROB, Q_TURN,
                                    V_CAN_KONG, V_CAN_PUNG, V_CAN_WIN, V_HAND, V_KONG_MASK, V_LOCKED, V_ME,
                                    V_MUST_VOID, V_SCRATCH, V_VOID, V_FLOW, own_param_float, own_param_int)
 from strategies.core import INF, NO_TILE, near_mask, prepare, shanten_moved, ukeire
@@ -126,7 +126,7 @@ def choose(tab, view, q, own, model_address, margin, keep):
        Param.float("margin", -1.0, -1.0, 1000.0, "plays a candidate only when its predicted advantage over expert's "
                    "answer exceeds this many points (-1: the model's own, chosen on validation hands)"),
        Param.int("candidates", 3, 1, 14, "discards of the fast ranking it scores besides expert's own"))
-@nb.njit(STRATEGY_SIG, cache=True)
+@nb.njit(cache=True, _nrt=False)
 def learned(q, view, tab):
     """expert, corrected by a model trained from search: where the model predicts a candidate
     beats expert's answer by more than the margin, plays it."""

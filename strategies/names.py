@@ -16,31 +16,9 @@ its file name, or by its recorded path where two seats of one output would other
 
 from __future__ import annotations
 
-from pathlib import Path
 
-from strategies.params import declared
+from strategies.params import _USER_DEFAULTS, _resolved, declared
 from strategies.registry import KINDS, own_policies, split_top
-
-# {a user part's name (path:function, as a seat spec or run gives it, and with its path resolved):
-#  {parameter: its default's canonical text}}
-_USER_DEFAULTS: dict[str, dict[str, str]] = {}
-
-
-def _resolved(name: str) -> str:
-    path, _, func = name.rpartition(":")
-    try:
-        return f"{Path(path).expanduser().resolve()}:{func}"
-    except (OSError, RuntimeError):
-        return name
-
-
-def learn_defaults(name: str, params) -> None:
-    """Remember a user part's defaults (``name``: ``path/to/file.py:function``; ``params``: its
-    declared ``Param``s), under its name and its resolved path."""
-    d = {p.name: p.text(p.default) for p in params}
-    _USER_DEFAULTS[name] = d
-    _USER_DEFAULTS[_resolved(name)] = d
-
 
 def learn_recorded(recorded) -> None:
     """Remember the defaults a run recorded (run.json's ``strategy_defaults``: {part name:

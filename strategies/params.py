@@ -34,6 +34,7 @@ them) and adds its own after them (from slot ``WRAPPED_PARAMS``, read with ``own
 from __future__ import annotations
 
 import math
+from pathlib import Path
 from dataclasses import dataclass
 from typing import Any
 
@@ -268,3 +269,26 @@ def slots(params: tuple[Param, ...], values, at=None) -> np.ndarray:
     for i, p in enumerate(params):
         out[i if at is None else at[i]] = p.slot(by[p.name])
     return out
+
+
+# What outputs print of a user part's parameters needs its defaults: learnt here when its file
+# is loaded (``strategies.registry``) or read from a run (``strategies.names.learn_recorded``).
+# {a user part's name (path:function, as a seat spec or run gives it, and with its path resolved):
+#  {parameter: its default's canonical text}}
+_USER_DEFAULTS: dict[str, dict[str, str]] = {}
+
+
+def _resolved(name: str) -> str:
+    path, _, func = name.rpartition(":")
+    try:
+        return f"{Path(path).expanduser().resolve()}:{func}"
+    except (OSError, RuntimeError):
+        return name
+
+
+def learn_defaults(name: str, params) -> None:
+    """Remember a user part's defaults (``name``: ``path/to/file.py:function``; ``params``: its
+    declared ``Param``s), under its name and its resolved path."""
+    d = {p.name: p.text(p.default) for p in params}
+    _USER_DEFAULTS[name] = d
+    _USER_DEFAULTS[_resolved(name)] = d

@@ -34,7 +34,7 @@ from strategies import play as _play
 from strategies import learned as _learned
 from strategies import search as _search
 from strategies import void as _void
-from strategies.params import ParamError, canonical_text, copy_declaration, declared, declared_slots, resolve_values, rollout_param, scratch_of, slots
+from strategies.params import ParamError, learn_defaults, canonical_text, copy_declaration, declared, declared_slots, resolve_values, rollout_param, scratch_of, slots
 
 DEFAULT_PLAY = "expert"
 DEFAULT_EXCHANGE = "shortest"
@@ -480,8 +480,6 @@ def load_user(name: str):
         raise StrategyError(f"strategy {name!r} does not compile as f(question, view, tab) -> int64: "
                             f"{numba_cause(exc)}") from None
     _USER_CACHE[name] = disp
-    from strategies.names import learn_defaults
-
     learn_defaults(name, declared(disp))
     return disp
 

@@ -40,8 +40,8 @@ OWN_PARAMS = textwrap.dedent('''
 
 def test_every_built_in_leaves_a_wrapper_room_for_its_own_parameters():
     for kind, table in KINDS.items():
-        for name, fn in table.items():
-            assert len(declared(fn)) <= WRAPPED_PARAMS, (kind, name)
+        for name, fn in table.items():   # a built-in that is itself a wrapper (learned) is not wrapped
+            assert len(declared(fn)) <= WRAPPED_PARAMS or wrapped_of(fn) is not None, (kind, name)
     assert N_PARAMS - WRAPPED_PARAMS >= 16
     from simcore.contract.view import N_SCRATCH
     from strategies.expert import SCRATCH_USED
