@@ -53,7 +53,7 @@ def decision_rows(directory, log=None):
 
     from simcore.contract.actions import answer_of
     from simcore.contract.tables import load_tables
-    from simcore.contract.view import N_PARAMS, N_SCRATCH, V_PARAMS, V_QUESTION, V_SCRATCH, V_TILE, VIEW_LEN
+    from simcore.contract.view import N_PARAMS, N_SCRATCH, V_PARAMS, V_QUESTION, V_SCRATCH, V_TILE, upgrade_view
     from simcore.env.dataset import MANIFEST, DatasetError
     from strategies.features import view_features
 
@@ -67,6 +67,7 @@ def decision_rows(directory, log=None):
         raise LearnError(f"{directory} holds no complete chunk yet")
     preset = manifest["config"]["rules"]["preset"] if isinstance(manifest["config"].get("rules"), dict) else \
         manifest["config"].get("rules")
+    version = int(manifest.get("contract_version", 1))
     tab = load_tables()
     params = _expert_params()
     xs, ys, hands, ids = [], [], [], []
@@ -79,7 +80,7 @@ def decision_rows(directory, log=None):
         for h, q, cands, vals, raw in zip(d["hand"], d["question"], d["candidates"], d["candidate_values"], d["view"]):
             if cands is None or raw is None or q not in QUESTIONS_OF_PLAY or len(cands) < 2:
                 continue
-            view = np.frombuffer(raw, "<i8", VIEW_LEN).copy()
+            view = upgrade_view(np.frombuffer(raw, "<i8"), version)   # a dataset of an older layout reads too
             view[V_PARAMS:V_PARAMS + N_PARAMS] = params
             view[V_SCRATCH:V_SCRATCH + N_SCRATCH] = 0
             qn = view[V_QUESTION]

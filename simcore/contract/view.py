@@ -55,10 +55,12 @@ N_SCRATCH = 256     # V_SCRATCH's slots
 N_DISC_SEQ = 128    # V_DISC_SEQ's entries
 N_RULE_SLOTS = 48   # V_RULES' slots: the rule array (``RuleSet.to_array``) and room for 16 more options
 # The view's layout version: a strategy reads slots by name, so recompiled it reads the same facts;
-# a change that moves or resizes a slot bumps it (1: until the rule slots grew to 48 and the
-# parameter groups to 32 slots each; 2: since). Runs record it in run.json and datasets in
-# dataset.json (a manifest without it: version 1).
-CONTRACT_VERSION = 2
+# a change that moves or resizes a slot bumps it (1: 32 rule slots and 16 parameter slots a group,
+# 746 slots; 2: 48 rule slots, 762; 3: 32 parameter slots a group, 810). Runs record it in run.json
+# and datasets in dataset.json (a manifest without it: version 1); ``upgrade_view`` reads an older one.
+CONTRACT_VERSION = 3
+# (rule slots, parameter slots a group) of each version, for ``upgrade_view``
+LAYOUTS = {1: (32, 16), 2: (48, 16), 3: (48, 32)}
 N_PARAMS = 32       # parameter slots per strategy group (V_PARAMS): a strategy declares at most this many
 # A built-in declares at most WRAPPED_PARAMS parameters, in its group's first slots; a user strategy
 # that wraps one (``strategies.params.wraps``) has the built-in's there and its own from this slot on
@@ -316,3 +318,24 @@ def own_param_float(view, i):
 def rand_below(view, n):
     """A uniform integer in 0..n-1 from this seat's stream."""
     return np.int64(rand_u64(view) % np.uint64(n))
+
+
+def upgrade_view(old, version: int):
+    """A view written at contract ``version`` (a dataset's ``view`` column) in this version's
+    layout: the slots before ``V_RULES`` as they were, each rule and each parameter group's slots
+    at the start of their larger fields (the rest zero), the slots after them shifted."""
+    import numpy as _np
+
+    old = _np.asarray(old, _np.int64)
+    rules, params = LAYOUTS[version]
+    if (rules, params) == (N_RULE_SLOTS, N_PARAMS):
+        return old.copy()
+    new = _np.zeros(VIEW_LEN, _np.int64)
+    new[:V_RULES] = old[:V_RULES]
+    new[V_RULES:V_RULES + rules] = old[V_RULES:V_RULES + rules]
+    o = V_RULES + rules
+    for g in range(3):
+        new[V_PARAMS + g * N_PARAMS:V_PARAMS + g * N_PARAMS + params] = old[o + g * params:o + (g + 1) * params]
+    o += 3 * params
+    new[V_PUBLIC:] = old[o:o + VIEW_LEN - V_PUBLIC]
+    return new

@@ -4,6 +4,8 @@ round-trip."""
 
 from __future__ import annotations
 
+import numpy as np
+
 import simcore.contract.view as vw
 from simcore.contract.tiles import N_KINDS
 
@@ -39,7 +41,7 @@ def test_discard_entries_and_pack3_round_trip():
         assert 0 <= x < vw.PACK3_END and vw.unpack3.py_func(x) == (a, b, c)
 
 
-# Every slot as written out by hand, not derived (contract version 2: the rule slots grew from 32
+# Every slot as written out by hand, not derived (contract version 3: the rule slots grew from 32
 # to 48, moving V_PARAMS and what follows by 16, and each parameter group from 16 slots to 32,
 # moving what follows V_PARAMS by 48 more): user strategies and saved traces read these
 # numbers, so a field that moves must be a deliberate change of the contract, with its version.
@@ -57,7 +59,7 @@ PINNED = {
 
 
 def test_every_view_slot_is_where_it_was():
-    assert vw.VIEW_LEN == 810 and vw.CONTRACT_VERSION == 2
+    assert vw.VIEW_LEN == 810 and vw.CONTRACT_VERSION == 3
     assert (vw.N_SCRATCH, vw.N_DISC_SEQ, vw.N_RULE_SLOTS, vw.N_PARAMS, vw.WRAPPED_PARAMS) == (256, 128, 48, 32, 16)
     names = {k: v for k, v in vars(vw).items() if k.startswith("V_")}
     assert names == PINNED
@@ -77,4 +79,19 @@ def test_the_rule_slots_have_room_for_sixteen_more_options():
 def test_the_contract_version_is_the_strategies_api_one():
     import strategies.api
 
-    assert strategies.api.CONTRACT_VERSION == vw.CONTRACT_VERSION == 2
+    assert strategies.api.CONTRACT_VERSION == vw.CONTRACT_VERSION == 3
+
+
+def test_a_view_of_an_older_layout_reads_in_this_one():
+    """``upgrade_view`` (a dataset's kept views): every named fact lands in its slot."""
+    new = np.arange(vw.VIEW_LEN, dtype=np.int64) + 1000
+    for g in range(3):   # a built-in's parameters only: a group's first 16 slots
+        new[vw.V_PARAMS + g * vw.N_PARAMS + 16:vw.V_PARAMS + (g + 1) * vw.N_PARAMS] = 0
+    new[vw.V_RULES + 32:vw.V_RULES + vw.N_RULE_SLOTS] = 0
+    for version, (rules, params) in vw.LAYOUTS.items():
+        old = np.concatenate([new[:vw.V_RULES + rules],
+                              *[new[vw.V_PARAMS + g * vw.N_PARAMS:vw.V_PARAMS + g * vw.N_PARAMS + params]
+                                for g in range(3)], new[vw.V_PUBLIC:]])
+        if params == vw.N_PARAMS:
+            old = np.concatenate([new[:vw.V_PARAMS + 3 * vw.N_PARAMS], new[vw.V_PUBLIC:]]) if rules == 48 else old
+        np.testing.assert_array_equal(vw.upgrade_view(old, version), new)
