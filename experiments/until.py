@@ -260,10 +260,10 @@ def run_until(exp_dir, target, pilot: int, cap: int | None, max_minutes: float |
             total, capped_by = budget, "max_minutes"
     more = held > total
     total = max(total, held)
-    forecast = (total - pilot) / wps if wps else None
+    forecast = (total - pilot) / wps if wps else None     # kept to 3 figures below: 0.03 s is not "0"
     plan.update({("width" if target.rule == "width" else "relative"): getattr(target, target.rule),
                  "max_walls": cap, "max_minutes": max_minutes, "needed": need, "planned": total,
-                 "capped_by": capped_by, "forecast_seconds": None if forecast is None else float(f"{forecast:.3g}")})    # 3 figures: a second stage of a fraction of a second is not "0"
+                 "capped_by": capped_by, "forecast_seconds": None if forecast is None else float(f"{forecast:.3g}")})
     if notice:
         cpu = plan["rate"].get("cpu_per_wall")
         at = (f" at the pilot's {wps:,.0f} {target.unit}/s" + (f" ({1000 * cpu:.2f} ms of CPU a wall)"
