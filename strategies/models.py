@@ -234,3 +234,25 @@ def predict(M, x):
                 break
             i = np.int64(M[o + 2]) if x[f] <= M[o + 1] else np.int64(M[o + 3])
     return total
+
+
+def main(argv=None) -> int:
+    """``python -m strategies.models FILE...``: each model file's header (checked), as JSON."""
+    import sys
+
+    paths = sys.argv[1:] if argv is None else argv
+    if not paths:
+        print("usage: python -m strategies.models FILE...  (prints each model file's header)", file=sys.stderr)
+        return 2
+    for p in paths:
+        try:
+            m = load(p)
+        except ModelError as e:
+            print(f"error: {e}", file=sys.stderr)
+            return 2
+        print(json.dumps({"path": m.path, "digest": m.digest, **m.header}, indent=2, sort_keys=True))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

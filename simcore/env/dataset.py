@@ -143,6 +143,10 @@ def record(out, rules, seats, record_seats, hands: int, seed: int = 0, chunk: in
                 raise DatasetError(f"{out} holds a dataset of schema version {old.get('schema_version', 1)}, which "
                                    f"reads but does not extend (this version writes {SCHEMA_VERSION}); choose a new "
                                    "directory")
+            if old.get("contract_version", 1) != CONTRACT_VERSION:   # its rows' views have another layout
+                raise DatasetError(f"{out} holds a dataset of views at contract version {old.get('contract_version', 1)}, "
+                                   f"which reads (sichuan learn upgrades them) but does not extend (this version "
+                                   f"writes {CONTRACT_VERSION}); choose a new directory")
         timings = d.timings(old)
         manifest = {"schema_version": SCHEMA_VERSION, "version": __version__, "contract_version": CONTRACT_VERSION,
                     "observation_version": AG.OBS_VERSION, "config": cfg, "hands": hands,

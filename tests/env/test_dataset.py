@@ -97,6 +97,12 @@ def test_a_dataset_resumes_extends_and_refuses_changes(tmp_path):
     assert res.exit_code != 0 and "may only grow" in res.output
     res = invoke("dataset", "--record", "0,7", "--hands", 5, "--out", tmp_path / "x")
     assert res.exit_code != 0 and "--record" in res.output
+    manifest = json.loads((out / "dataset.json").read_text())              # written at an older view layout
+    (out / "dataset.json").write_text(json.dumps(dict(manifest, contract_version=CONTRACT_VERSION - 1)))
+    res = invoke(*args, "--hands", 120)
+    assert res.exit_code == 2 and f"views at contract version {CONTRACT_VERSION - 1}" in res.output, res.output
+    assert res.output.count("\n") == 1 and sorted(load(out).hand.unique()) == list(range(100))
+    assert json.loads((out / "dataset.json").read_text())["contract_version"] == CONTRACT_VERSION - 1
 
 
 def test_a_searching_seat_records_its_candidates_and_their_values(tmp_path):

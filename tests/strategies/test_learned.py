@@ -81,3 +81,16 @@ def test_bad_model_parameters_are_one_line(tmp_path):
     bad.write_bytes(b"not a model")
     res = invoke("simulate", "--hands", 10, "--seats", f"learned[model={bad}]", "--out", tmp_path / "r")
     assert res.exit_code == 2 and "cannot be read" in res.output and len(res.output.strip().splitlines()) == 1
+
+
+def test_bare_learned_plays_the_shipped_model_of_the_tables_rules():
+    from strategies.models import SHIPPED_FOR, load, models_of, shipped_path
+
+    shipped = models_of("")
+    for p, m in zip(SHIPPED_FOR, shipped):   # each shipped file loads, for its own preset
+        assert m is not None and m.path == str(shipped_path(p)) and load(shipped_path(p), preset=p).digest == m.digest
+    fns = seat_functions(parse_seats("learned"))   # no rules: the seat carries both models
+    for rules in ("battle", "flow"):
+        res = run_batch(preset(rules), fns, 2, 0, 200, check=True)
+        ref = run_batch(preset(rules), seat_functions(parse_seats("expert")), 2, 0, 200)
+        assert (res.seat[:, :, S_NET] != ref.seat[:, :, S_NET]).any()   # it is not expert

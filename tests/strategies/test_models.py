@@ -78,3 +78,12 @@ def test_check_mode_finds_a_model_written_to(tmp_path, fitted):
     finally:
         models[0].packed[5] -= 1.0
     assert M.check_unwritten() is None
+
+
+def test_a_model_files_header_prints_from_the_command_line(capsys):
+    import json
+
+    assert M.main([str(M.shipped_path("battle"))]) == 0
+    head = json.loads(capsys.readouterr().out)
+    assert head["preset"] == "battle" and head["format_version"] == M.FORMAT_VERSION and "gain_ci95" in head["metrics"]
+    assert M.main(["/no/such.npz"]) == 2 and capsys.readouterr().err.count("\n") == 1
