@@ -242,11 +242,11 @@ LADDER_STATS = (("wins_per_hand", "wins/hand", 1, "", 3), ("self_draw_share", "s
                 ("exhausted_share", "exhausted", 100, "%", 1))
 
 
-def run_ladder_command(walls: int) -> tuple[dict, float]:
-    """``sichuan ladder --walls N --seed 1 --json`` in a subprocess (the core does not import the
+def run_ladder_command(walls: int, *extra: str) -> tuple[dict, float]:
+    """``sichuan ladder --walls N --seed 1 --json [extra]`` in a subprocess (the core does not import the
     experiments layer that holds it), its progress lines passed on to stderr: (report, seconds)."""
     exe = str(Path(sys.executable).with_name("sichuan"))
-    args = [exe, "ladder", "--walls", str(walls), "--seed", str(SEED), "--json"]
+    args = [exe, "ladder", "--walls", str(walls), "--seed", str(SEED), "--json", *extra]
     t0 = time.perf_counter()
     proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     tail: list[str] = []
@@ -838,6 +838,13 @@ def bench_env(ctx: Context) -> Figures:
     return run(ctx, Figures, log)
 
 
+def bench_learned(ctx: Context) -> Figures:
+    """Issue 45: the learned player's speed and strength (``benchmarks.learned``)."""
+    from benchmarks.learned import bench_learned as run
+
+    return run(ctx, Figures, log, run_ladder_command)
+
+
 def bench_compile(ctx: Context) -> Figures:
     """Issue 43: seconds to compile each engine entry point cold (``benchmarks.compile``)."""
     from benchmarks.compile import bench_compile as run
@@ -848,8 +855,8 @@ def bench_compile(ctx: Context) -> Figures:
 SECTIONS = {"evaluator": bench_evaluator, "engine": bench_engine, "ladder": bench_ladder, "policies": bench_policies,
             "runs": bench_runs, "dask": bench_dask, "search": bench_search, "versus": bench_versus,
             "draw-order": bench_draw_order, "precision": bench_precision, "luck": bench_luck, "env": bench_env,
-            "compile": bench_compile, "coverage": bench_coverage}
-# versus, draw-order, precision, luck, compile and coverage: on request
+            "compile": bench_compile, "coverage": bench_coverage, "learned": bench_learned}
+# versus, draw-order, precision, luck, compile, coverage and learned: on request
 DEFAULT_SECTIONS = ("evaluator", "engine", "ladder", "policies", "runs", "dask", "search", "env")
 
 

@@ -1,0 +1,85 @@
+"""The ``learned`` bench section (issue 45): the learned player against expert, its speed and its
+strength, on walls its models never saw (the shipped models were trained on seeds 101 and up of
+``sichuan dataset``; every cell here plays seed 1).
+
+- speed: hands/s of ``learned`` at all four seats against ``expert`` at all four, battle, one
+  core, the two alternated in one process, best of three batches each (target: a third);
+- strength: ``sichuan ladder --plays learned,expert --fields expert,efficient,mixed --presets
+  battle,flow --focus learned``: learned's score against each field and its paired difference
+  from expert's on the same walls (targets: +0.35 a hand in battle and +1.4 in flow against the
+  expert field; at least expert's, interval's high end above 0, against the other fields);
+- ``search[policy=learned]`` against ``search`` on the same walls (expert field, battle and
+  flow; target: interval above 0), where the search takes the learned play as its rollout policy.
+
+    python -m benchmarks.bench --only learned            # 5,000 walls a ladder cell
+    python -m benchmarks.bench --only learned --quick    # 500
+"""
+
+from __future__ import annotations
+
+import time
+
+WALLS = 5_000
+SEARCH_WALLS = 1_000
+SEED = 1
+SPEED_HANDS = 2_000
+TARGETS = {"battle": 0.35, "flow": 1.4}
+FIELDS = ("expert", "efficient", "mixed")
+
+
+def rates(specs, hands: int, rules: str = "battle", rounds: int = 3) -> dict:
+    """Hands/s of each seat spec at all four seats on one core, alternated round by round (a
+    busy machine slows them alike), best round each."""
+    from simcore.contract.rules import preset
+    from simcore.runs.batch import run_batch
+    from strategies.registry import parse_seats, seat_functions
+
+    r = preset(rules)
+    fns = {s: seat_functions(parse_seats(s)) for s in specs}
+    for s in specs:                       # compile and warm
+        run_batch(r, fns[s], SEED, 0, 20, threads=1)
+    best = dict.fromkeys(specs, 0.0)
+    for k in range(rounds):
+        for s in specs:
+            t0 = time.perf_counter()
+            run_batch(r, fns[s], SEED, 10_000 + k * hands, hands, threads=1)
+            best[s] = max(best[s], hands / (time.perf_counter() - t0))
+    return best
+
+
+def bench_learned(ctx, figures_cls, log, run_ladder_command) -> dict:
+    """``run_ladder_command(walls, *args)``: bench's ladder in a subprocess, (report, seconds)."""
+    from benchmarks.figures import at_least
+
+    figs = figures_cls()
+    speed = rates(("expert", "learned"), SPEED_HANDS // 4 if ctx.quick else SPEED_HANDS)
+    figs.add("rate_learned", "battle: learned at all four seats: hands/s on one core", speed["learned"], "hands/s", 0)
+    figs.add("rate_expert", "battle: expert at all four seats: hands/s on one core (same run)", speed["expert"],
+             "hands/s", 0)
+    figs.add("rate_share", "learned's hands/s as a share of expert's", speed["learned"] / speed["expert"], "", 3,
+             at_least(1 / 3))
+    walls = WALLS // 10 if ctx.quick else WALLS
+    log(f"learned: ladder of learned and expert, {walls:,} walls a cell, battle and flow")
+    rep, seconds = run_ladder_command(walls, "--plays", "learned,expert", "--fields", ",".join(FIELDS),
+                                      "--presets", "battle,flow", "--focus", "learned", "-q")
+    for rules in ("battle", "flow"):
+        res = rep["results"][rules]
+        for f in FIELDS:
+            d = res["diffs"][f]["learned"]["expert"]
+            goal = TARGETS[rules] if f == "expert" else None
+            target = ((f"≥ +{goal} and interval > 0", lambda v, lo=d["low"], g=goal: v >= g and lo > 0) if goal
+                      else ("interval reaches 0 or above", lambda _, hi=d["high"]: hi >= 0))
+            figs.add(f"diff_{rules}_{f}", f"{rules}, field {f}: learned − expert ({walls:,} walls)", d["mean"], "", 3,
+                     target, d["low"], d["high"], grid=(f"learned − expert, paired ({walls:,} walls a cell)",
+                                                         rules, f))
+    figs.add("ladder_seconds", f"the ladder's time ({walls:,} walls a cell, 2 presets x 3 fields)", seconds, "s", 0)
+    walls = SEARCH_WALLS // 10 if ctx.quick else SEARCH_WALLS
+    log(f"learned: search[policy=learned] against search, {walls:,} walls, expert field")
+    rep, seconds = run_ladder_command(walls, "--plays", "search,search[policy=learned]", "--fields", "expert",
+                                      "--presets", "battle,flow", "--focus", "search[policy=learned]", "-q")
+    for rules in ("battle", "flow"):
+        d = rep["results"][rules]["diffs"]["expert"]["search[policy=learned]"]["search"]
+        figs.add(f"search_policy_{rules}", f"{rules}, field expert: search[policy=learned] − search ({walls:,} walls)",
+                 d["mean"], "", 3, ("interval > 0", lambda _, lo=d["low"]: lo > 0), d["low"], d["high"])
+    figs.add("search_seconds", f"the search ladder's time ({walls:,} walls, 2 presets)", seconds, "s", 0)
+    return figs
