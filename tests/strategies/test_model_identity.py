@@ -126,3 +126,18 @@ def test_a_model_of_the_other_blood_is_refused_where_the_rules_are_known(tmp_pat
     seat_functions(specs, preset("chengdu"))   # a blood battle preset plays a battle model
     with pytest.raises(StrategyError, match="trained for 'battle' .blood battle.; this table plays blood flow"):
         seat_functions(specs, preset("flow"))
+
+
+@pytest.mark.parametrize("change, says", [({"feature_version": 99}, "features of version 99"),
+                                          ({"n_features": 40}, "reads 40 features")])
+def test_a_model_of_other_features_is_one_line(model, tmp_path, change, says):
+    """A file whose trees read other features than learned computes (another version, or more or
+    fewer of them) is refused when the seat is parsed, not played on the wrong row."""
+    with np.load(model, allow_pickle=False) as z:
+        header = json.loads(z["header"].tobytes().decode())
+        arrays = {k: z[k] for k in M.ARRAYS}
+    M.save(model, dict(header, **change), arrays)
+    with pytest.raises(StrategyError, match=says):
+        parse_seats(f"learned[model={model}]")
+    res = _simulate(tmp_path / "run", f"learned[model={model}]", 10)
+    assert res.exit_code == 2 and len(res.stderr.strip().splitlines()) == 1 and says in res.stderr
