@@ -265,11 +265,11 @@ def _check_seats(runs: list[PlannedRun], quiet: bool = False) -> bool:
     specs = list(dict.fromkeys(p.config.seats for p in runs))
     warm([",".join(s.canonical for s in seats) for seats in specs], quiet)  # the child process takes text
     searching = False
-    for seats in specs:
-        try:
-            searching = _searches(seat_functions(list(seats))) or searching
+    for seats, rules in dict.fromkeys((p.config.seats, p.config.rules) for p in runs):
+        try:   # under each run's rules: a seat's model of the other blood is refused
+            searching = _searches(seat_functions(list(seats), rules)) or searching
         except StrategyError as exc:
-            label = next(p.label for p in runs if p.config.seats == seats)
+            label = next(p.label for p in runs if p.config.seats == seats and p.config.rules == rules)
             raise ExperimentError(f"{label}: {exc}") from None
     return searching
 

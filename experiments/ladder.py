@@ -508,7 +508,7 @@ def play_table(rules, plan: TablePlan, walls: int, seed: int, threads: int | Non
     from strategies.registry import seat_functions
 
     threads = threads or nb.config.NUMBA_NUM_THREADS
-    players = seat_functions(list(plan.seats))
+    players = seat_functions(list(plan.seats), rules)
     names = [s.canonical for s in plan.seats]
     res = run_batch(rules, players, seed, 0, walls, threads=threads, seat_names=names, options=options)
     return table_from(rules, plan, res, seed, threads, options)

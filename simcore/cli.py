@@ -381,8 +381,11 @@ def trace_cmd(run_dir, rules_spec, sets, seed, hands, seats_spec, fmt, out, revi
         except (ValueError, OSError) as exc:
             raise CliError(_one_line(exc)) from None
     else:
-        setups = independent_hands(resolve_rules(rules_spec, sets), resolve_seats(seats_spec),
-                                   0 if seed is None else seed, wanted, RunOptions(draw_order))
+        rules, seats = resolve_rules(rules_spec, sets), resolve_seats(seats_spec)
+        try:   # a seat's model of the other blood is refused
+            setups = independent_hands(rules, seats, 0 if seed is None else seed, wanted, RunOptions(draw_order))
+        except ValueError as exc:
+            raise CliError(_one_line(exc)) from None
     traced = [h.trace(run_dir) for h in setups]
     # a hand stopped by an illegal answer shows its events up to it and an error event saying
     # why, then the command stops with the one-line message

@@ -12,7 +12,8 @@ is used as expert's work space: nothing read from it was left by an earlier ques
 the features the table gave.
 
 ``FEATURE_VERSION`` names this layout; a model records the version it was trained on, and a model
-of another version is refused (``strategies.models.load``).
+of another version, or of another number of features, is refused when a ``learned`` seat is parsed
+(``strategies.params.Param.model``).
 """
 
 from __future__ import annotations

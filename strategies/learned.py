@@ -25,7 +25,8 @@ from simcore.contract.view import (A_KONG, A_WIN, C_KONG, C_PASS, C_PUNG, C_WIN,
                                    V_CAN_KONG, V_CAN_PUNG, V_CAN_WIN, V_HAND, V_KONG_MASK, V_LOCKED, V_ME,
                                    V_MUST_VOID, V_SCRATCH, V_VOID, V_FLOW, own_param_float, own_param_int)
 from strategies.core import INF, NO_TILE, near_mask, prepare, shanten_moved, ukeire
-from strategies.features import C0, D0, N_CANDIDATE, N_FEATURES, candidate_features, decision_features, delta
+from strategies.features import (C0, D0, FEATURE_VERSION, N_CANDIDATE, N_FEATURES, candidate_features,
+                                 decision_features, delta)
 from strategies.expert import expert
 from strategies.models import P_MARGIN, predict
 from strategies.params import Param, wraps
@@ -122,7 +123,7 @@ def choose(tab, view, q, own, model_address, margin, keep):
 
 
 @wraps(expert,
-       Param.model("model", "the model file it plays (a sichuan learn output)"),
+       Param.model("model", "the model file it plays (a sichuan learn output)", FEATURE_VERSION, N_FEATURES),
        Param.float("margin", -1.0, -1.0, 1000.0, "plays a candidate only when its predicted advantage over expert's "
                    "answer exceeds this many points (-1: the model's own, chosen on validation hands)"),
        Param.int("candidates", 3, 1, 14, "discards of the fast ranking it scores besides expert's own"))

@@ -7,9 +7,9 @@ so can anything that reads ``.npy``), readable without the library that trained 
 - ``header``: a JSON document as uint8 bytes: ``format`` ("sichuan-model"), ``format_version``
   (``FORMAT_VERSION``), ``kind`` ("gbdt": a sum of regression trees), ``feature_version`` (the
   version of the features the model reads, ``strategies.features.FEATURE_VERSION``), ``n_features``,
-  ``preset`` (the rule set it was trained for), ``baseline`` (added to the trees' sum), ``margin``
-  (the advantage a candidate needs before a ``learned`` seat plays it), and what it
-  was trained on and how well it did (``training``, ``metrics``: free-form);
+  ``preset`` (the rule set it was trained for: a table of the other blood refuses it), ``baseline``
+  (added to the trees' sum), ``margin`` (the advantage a candidate needs before a ``learned`` seat
+  plays it), and what it was trained on and how well it did (``training``, ``metrics``: free-form);
 - ``feature``, ``threshold``, ``left``, ``right``, ``value``: one entry a node, all trees' nodes in
   one array (int64, float64, int64, int64, float64). A node with ``feature`` -1 is a leaf worth
   ``value``; else its row goes ``left`` when ``x[feature] <= threshold``, else ``right`` (node
@@ -24,12 +24,15 @@ alive for the process and hands to the strategy by address (``predict`` walks it
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 from dataclasses import dataclass
 from pathlib import Path
 
 import numba as nb
 import numpy as np
+
+from simcore.contract.rules import PRESETS, preset as preset_rules
 
 FORMAT = "sichuan-model"
 FORMAT_VERSION = 1
@@ -69,15 +72,27 @@ def save(path, header: dict, arrays: dict) -> Path:
     with open(tmp, "wb") as f:
         np.savez_compressed(f, header=blob, **data)
     tmp.replace(path)
-    _check(path, *_read(path))   # never leave a file that does not load
+    _check(path, *_read(path)[:2])   # never leave a file that does not load
     return path
 
 
-def _read(path: Path) -> tuple[dict, dict]:
+def file_digest(path) -> str:
+    """blake2b of a file's bytes, as ``Model.digest`` and a run's ``model_files`` record it."""
+    return _digest(Path(path).read_bytes())
+
+
+def _digest(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=12).hexdigest()
+
+
+def _read(path: Path) -> tuple[dict, dict, str]:
+    """The header, the arrays and the digest of the bytes they were read from (read once, so the
+    digest is of what loads)."""
     if not path.is_file():
         raise ModelError(f"model file {str(path)!r} does not exist")
     try:
-        with np.load(path, allow_pickle=False) as z:
+        data = path.read_bytes()
+        with np.load(io.BytesIO(data), allow_pickle=False) as z:
             names = set(z.files)
             missing = [k for k in ("header", *ARRAYS) if k not in names]
             if missing:
@@ -89,7 +104,7 @@ def _read(path: Path) -> tuple[dict, dict]:
     except Exception as exc:   # truncated, not a zip, bad JSON: whatever numpy or json raised
         raise ModelError(f"model file {str(path)!r} cannot be read ({type(exc).__name__}: "
                          f"{str(exc).splitlines()[0] if str(exc) else 'corrupt'})") from None
-    return header, arrays
+    return header, arrays, _digest(data)
 
 
 def _check(path: Path, header: dict, arrays: dict) -> None:
@@ -161,41 +176,58 @@ def load(path, preset: str | None = None, feature_version: int | None = None) ->
     """Read and check a model file (and that it was trained for ``preset`` and on features of
     ``feature_version``, when given)."""
     path = Path(path)
-    header, arrays = _read(path)
+    header, arrays, digest = _read(path)
     _check(path, header, arrays)
     if feature_version is not None and header.get("feature_version") != feature_version:
         raise ModelError(f"model file {str(path)!r} reads features of version {header.get('feature_version')}; "
                          f"this version computes version {feature_version} (train it again)")
     if preset is not None and header.get("preset") != preset:
         raise ModelError(f"model file {str(path)!r} was trained for {header.get('preset')!r}, not {preset!r}")
-    digest = hashlib.blake2b(path.read_bytes(), digest_size=12).hexdigest()
     packed = pack(header, arrays)
-    return Model(str(path), header, packed, digest, hashlib.blake2b(packed.tobytes(), digest_size=12).hexdigest())
+    return Model(str(path), header, packed, digest, _digest(packed.tobytes()))
 
 
 SHIPPED = Path(__file__).resolve().parent / "models"   # <preset>.npz, made by `make models`
 SHIPPED_FOR = ("battle", "flow")   # the blood battle presets play battle's, blood flow flow's
-_KEPT: dict[str, tuple] = {}   # model text -> (model set array, its models): alive for the process
+# model text -> (model set array, its models, the digests of the files they were read from): alive
+# for the process; a set whose file changed since is read again, the old one kept in _RETIRED
+# (players made before may still point at it)
+_KEPT: dict[str, tuple] = {}
+_RETIRED: list = []
 
 
 def shipped_path(preset: str) -> Path:
     return SHIPPED / f"{preset}.npz"
 
 
+def files_of(text: str) -> list[Path]:
+    """The files a model text reads: the file it names, or the shipped ones (``SHIPPED_FOR``)."""
+    return [Path(text)] if text else [shipped_path(p) for p in SHIPPED_FOR]
+
+
+def _on_disk(text: str) -> tuple:
+    return tuple(file_digest(f) if f.is_file() else None for f in files_of(text))
+
+
 def model_set(text: str) -> tuple[np.ndarray, list]:
     """The models a ``learned`` seat plays, as the int64 array its view's slot points at:
     [the blood-battle model's address, the blood-flow model's] (0 where none), each a packed
     model kept for the process. ``text``: a model file (played under both), or "" for the shipped
-    models."""
-    if text not in _KEPT:
+    models. A file rewritten since it was kept is read again: a run records the digest of the
+    file it plays (``models_of``), so what it plays must be what the file holds."""
+    kept = _KEPT.get(text)
+    if kept is None or kept[2] != _on_disk(text):
+        if kept is not None:
+            _RETIRED.append(kept)
         if text:
             m = load(text)
-            chosen = [m, m]
+            chosen, read = [m, m], (m.digest,)
         else:
             chosen = [load(shipped_path(p)) if shipped_path(p).is_file() else None for p in SHIPPED_FOR]
+            read = tuple(m.digest if m is not None else None for m in chosen)
         addresses = np.array([m.packed.ctypes.data if m is not None else 0 for m in chosen], np.int64)
-        _KEPT[text] = (addresses, chosen)
-    return _KEPT[text]
+        _KEPT[text] = (addresses, chosen, read)
+    return _KEPT[text][:2]
 
 
 def model_set_address(text: str) -> int:
@@ -208,10 +240,40 @@ def models_of(text: str) -> list:
     return model_set(text)[1]
 
 
+def variant_of(header: dict) -> str | None:
+    """The blood ("battle" or "flow") of the rules a model was trained for (its header's preset),
+    or None for a preset this version does not know."""
+    name = header.get("preset")
+    return preset_rules(name).variant if name in PRESETS else None
+
+
+def check_variant(m: Model, variant: str) -> None:
+    """Refuse a model at a table of the other blood: its trees learnt another game."""
+    theirs = variant_of(m.header)
+    if theirs != variant:
+        trained = (f"for {m.header.get('preset')!r} (blood {theirs})" if theirs else
+                   f"for {m.header.get('preset')!r}, rules this version does not know")
+        raise ModelError(f"model file {m.path!r} was trained {trained}; this table plays blood {variant} "
+                         f"(use a model trained for a blood {variant} preset)")
+
+
+def changed_model_file(path: str, recorded: str) -> str | None:
+    """What changed of a model file since a run recorded its digest (``recorded``, "missing" where
+    the run found none): None if nothing, else one line naming the file."""
+    file = Path(path)
+    if not file.is_file():
+        return None if recorded == "missing" else f"model file {path} no longer exists"
+    if recorded == "missing":
+        return f"model file {path} is new since the run"
+    if file_digest(file) != recorded:
+        return f"model file {path} changed since the run"
+    return None
+
+
 def check_unwritten() -> str | None:
     """Check mode: None if every model kept in this process is as it was loaded, else one line
     naming the model a strategy wrote to."""
-    for text, (_, models) in _KEPT.items():
+    for text, (_, models, _) in _KEPT.items():
         for m in models:
             if m is not None and hashlib.blake2b(m.packed.tobytes(), digest_size=12).hexdigest() != m.packed_digest:
                 return f"model {m.path!r} was written to while it played (a model is read-only)"

@@ -55,7 +55,7 @@ class Param:
     name: str
     kind: str            # "int", "float", "choice" or "model"
     default: Any
-    allowed: tuple       # (low, high) for numbers; the choices for a choice
+    allowed: tuple       # (low, high) for numbers; the choices for a choice; a model's (feature version, features)
     doc: str
 
     @staticmethod
@@ -71,11 +71,13 @@ class Param:
         return Param(name, "choice", default, tuple(choices), doc)
 
     @staticmethod
-    def model(name: str, doc: str) -> "Param":
+    def model(name: str, doc: str, feature_version: int | None = None, n_features: int | None = None) -> "Param":
         """A model file (``strategies.models``); its default, "", is the shipped model for the
         table's rules. The view's slot holds the address of the models the seat plays (the
-        registry keeps them for the process)."""
-        return Param(name, "model", "", (), doc)
+        registry keeps them for the process). ``feature_version`` and ``n_features``: the features
+        the strategy computes, which a file must read (else it is refused when the seat is parsed:
+        its trees would read other features, or past the row)."""
+        return Param(name, "model", "", (feature_version, n_features), doc)
 
     def parse(self, text: str, owner: str):
         """The typed value of ``text`` (a seat spec's), checked against the range or choices (a
@@ -86,8 +88,12 @@ class Param:
             if t:
                 from strategies.models import ModelError, load
 
+                version, n = self.allowed or (None, None)
                 try:
-                    load(t)
+                    m = load(t, feature_version=version)
+                    if n is not None and m.n_features != n:
+                        raise ModelError(f"model file {t!r} reads {m.n_features} features; this version computes "
+                                         f"{n} (train it again)")
                 except ModelError as exc:
                     raise ParamError(f"{where}: {exc}") from None
             return t

@@ -34,6 +34,7 @@ from strategies import play as _play
 from strategies import learned as _learned
 from strategies import search as _search
 from strategies import void as _void
+from strategies.models import ModelError, check_variant, file_digest, files_of, models_of
 from strategies.params import ParamError, learn_defaults, canonical_text, copy_declaration, declared, declared_slots, resolve_values, rollout_param, scratch_of, slots
 
 DEFAULT_PLAY = "expert"
@@ -395,6 +396,89 @@ def user_paths(seats) -> dict[str, str]:
     return out
 
 
+def model_params(kind: str, name: str) -> tuple[str, ...]:
+    """The names of a part's model parameters (``Param.model``); none for a name no strategy has
+    (parsing the spec says so)."""
+    if not _is_user(name) and name not in KINDS.get(kind, {}):
+        return ()
+    return tuple(p.name for p in declared(_declaring(kind, name)) if p.kind == "model")
+
+
+def _model_texts(seats):
+    """(seat, part name, model text) of every model parameter the seats (SeatSpecs) carry: a file
+    as given, or "" for the shipped models."""
+    for s, seat in enumerate(seats):
+        for kind in KINDS:
+            name, values = seat.part(kind)
+            names = model_params(kind, name)
+            for key, value in values:
+                if key in names:
+                    yield s, name, value
+
+
+def model_paths(seats) -> dict[str, str]:
+    """{model file as given: absolute path} of every model file the seats name (as ``user_paths``:
+    a run keeps them, so its trace reads the same files from any directory)."""
+    return {t: str(Path(t).resolve()) for _, _, t in _model_texts(seats) if t}
+
+
+def _blood(rules) -> int:
+    return 1 if rules.variant == "flow" else 0   # the model a seat's set holds for the table (V_FLOW)
+
+
+def model_file_records(seats, rules) -> dict[str, str]:
+    """{absolute path: digest of its bytes} of each model file the seats play under ``rules``: a
+    file a seat names, or for the shipped default the shipped file of the rules' blood only (the
+    other one plays no hand of the run, so retraining it must not lock the run); "missing" where
+    no such file is shipped (the seat plays as expert)."""
+    out = {}
+    for _, _, text in _model_texts(seats):
+        files = files_of(text)
+        path = files[min(_blood(rules), len(files) - 1)].resolve()
+        out[str(path)] = file_digest(path) if path.is_file() else "missing"
+    return out
+
+
+def check_rules(seats, rules) -> None:
+    """Refuse, in one line naming the seat and the file, a seat whose model was trained for the
+    other blood than ``rules``' (a blood battle preset plays a battle model, blood flow a flow
+    one): its trees learnt another game."""
+    for s, name, text in _model_texts(seats):
+        try:
+            m = models_of(text)[_blood(rules)]
+            if m is not None:
+                check_variant(m, rules.variant)
+        except ModelError as exc:
+            raise StrategyError(f"seat {s}'s {name}: {exc}") from None
+
+
+def map_model_paths(spec: str, fn, params_of=None) -> str:
+    """``spec`` (one seat or ``A,B,C,D``) with the file of each model parameter replaced by
+    ``fn(path)`` (the shipped default, "", unchanged; all else as written). ``params_of(kind,
+    name)``: a part's model parameters (``model_params`` by default). A run's trace reads its
+    models from their recorded absolute paths with it, as ``map_user_paths`` does its files."""
+    params_of = params_of or model_params
+    seats = []
+    for seat in split_top(spec, ",", "seats"):
+        parts = []
+        for i, part in enumerate(split_top(seat, "+", "seat spec")):
+            key, eq, rest = part.partition("=") if i else ("", "", part)
+            if i and not eq:
+                key, rest = "", part
+            name, bracket, params = rest.partition("[")
+            kind = key.strip() if i else "play"
+            models = params_of(kind, name.strip()) if bracket and params.rstrip().endswith("]") else ()
+            if models:
+                items = []
+                for item in split_top(params.rstrip()[:-1], ",", "parameters"):
+                    k, e, v = item.partition("=")
+                    items.append(f"{k}{e}{fn(v.strip())}" if e and k.strip() in models and v.strip() else item)
+                params = ",".join(items) + "]"
+            parts.append(f"{key}{eq}{name}{bracket}{params}")
+        seats.append("+".join(parts))
+    return ",".join(seats)
+
+
 def numba_cause(exc: BaseException) -> str:
     """numba's reason a function does not compile, in a line: what failed (its first statement,
     not "Failed in nopython mode pipeline") and where (the user's file, line and source line)."""
@@ -640,8 +724,12 @@ def rollout_policy(seat: SeatSpec, fns: tuple, s: int) -> str | None:
     return None
 
 
-def seat_functions(seats: list[SeatSpec]) -> Players:
-    """The engine's players for four seat specs."""
+def seat_functions(seats: list[SeatSpec], rules=None) -> Players:
+    """The engine's players for four seat specs; with ``rules`` (the table's RuleSet), a seat
+    whose model was trained for the other blood is refused (``check_rules``; without, it cannot
+    be told)."""
+    if rules is not None:
+        check_rules(seats, rules)
     return _players(seats, _functions(seats))
 
 

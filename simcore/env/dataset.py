@@ -125,6 +125,9 @@ def record(out, rules, seats, record_seats, hands: int, seed: int = 0, chunk: in
         raise DatasetError(f"--record: seats among 0, 1, 2, 3, got {record_seats}")
     if hands < 1 or chunk < 1 or tables < 1:
         raise DatasetError("--hands, --chunk-hands and --tables must be positive")
+    from strategies.registry import check_rules
+
+    check_rules(seats, rules)   # before any directory: a seat's model of the other blood is refused
     options = K.RunOptions(draw_order)
     cfg = _config(rules, seats, record_seats, seed, chunk, options)
     with ManagedDir(out, "dataset directory", MANIFEST, ".dataset.lock", DatasetError) as d:

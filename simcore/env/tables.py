@@ -91,7 +91,7 @@ class Tables:
         self.n, self.agents, self.match, self.paid_now = n, agents, bool(match), bool(paid_now)
         self.specs = seat_specs(opponents)
         self.strategies = [("agent" if s in agents else spec.canonical) for s, spec in enumerate(self.specs)]
-        self.players = seat_functions(self.specs)
+        self.players = seat_functions(self.specs, self.rules)
         self.setup = self.players.setup.copy()
         for s in agents:   # an agent seat's placeholder strategies are never asked: no scratch
             self.setup[SETUP_SCRATCH + s] = 0

@@ -13,7 +13,7 @@ import pyarrow.compute as pc
 
 from simcore.engine import RunOptions
 from simcore.runs import shards as rio
-from simcore.runs.runner import RunConfig, recorded_file
+from simcore.runs.runner import RunConfig, recorded_file, recorded_model
 from simcore.inspection.trace import TracedHand, trace_hand
 
 
@@ -24,18 +24,20 @@ def _rows_of_hand(run_dir: Path, table: str, g: int, columns):
 
 
 def _loadable_seats(run_dir: Path, manifest: dict, seats, allow_changed_strategy: bool = False) -> list[str]:
-    """The run's seats with each user strategy file at the absolute path the run recorded, so a
-    trace works from any directory (``runner.recorded_file``); refused when a file it depends on
-    changed, since the trace would not be the run's hand (with ``allow_changed_strategy``, one
-    warning line instead)."""
-    from strategies.registry import changed_strategy_file, map_user_paths
+    """The run's seats with each user strategy file and model file at the absolute path the run
+    recorded, so a trace works from any directory (``runner.recorded_file``,
+    ``runner.recorded_model``); refused when a file it depends on or a model it plays changed,
+    since the trace would not be the run's hand (with ``allow_changed_strategy``, one warning
+    line instead)."""
+    from strategies.models import changed_model_file
+    from strategies.registry import changed_strategy_file, map_model_paths, map_user_paths
 
     files = manifest.get("strategy_files") or {}
-    where = recorded_file(manifest)
-    out = [map_user_paths(s, where) for s in seats]
     deps = manifest.get("strategy_deps")
-    for path, digest in files.items():
-        changed = changed_strategy_file(path, digest, None if deps is None else deps.get(path, {}))
+    changes = [(path, changed_strategy_file(path, digest, None if deps is None else deps.get(path, {})))
+               for path, digest in files.items()]
+    changes += [(path, changed_model_file(path, digest)) for path, digest in (manifest.get("model_files") or {}).items()]
+    for path, changed in changes:
         if changed and not allow_changed_strategy:
             raise ValueError(f"{run_dir}: {changed}, so a replay would not be the run's hands "
                              "(--allow-changed-strategy replays it anyway)")
@@ -43,7 +45,8 @@ def _loadable_seats(run_dir: Path, manifest: dict, seats, allow_changed_strategy
             print(f"warning: {changed}; the replay may differ from the run", file=sys.stderr)
         elif changed:
             raise ValueError(f"{run_dir}: {changed}")
-    return out
+    where, model = recorded_file(manifest), recorded_model(manifest)
+    return [map_model_paths(map_user_paths(s, where), model) for s in seats]
 
 
 @dataclass
@@ -103,7 +106,7 @@ def independent_hands(rules, seats, seed: int, hands, options: RunOptions | None
     g mod 4, from zero scores, its wall from (seed, g), drawn in the order ``options`` say."""
     from strategies.registry import seat_functions
 
-    players = seat_functions(list(seats))
+    players = seat_functions(list(seats), rules)
     names = [s.canonical for s in seats]
     return [RunHand(rules, players, names, seed, int(g), int(g) % 4, [0, 0, 0, 0], specs=list(seats),
                     options=options or RunOptions()) for g in hands]
@@ -119,7 +122,7 @@ def hands_of_run(run_dir, hands, allow_changed_strategy: bool = False) -> list[R
     names = list(manifest["config"]["seats"])  # the seats as the run recorded them
     seats = parse_seats(",".join(_loadable_seats(run_dir, manifest, names, allow_changed_strategy)))
     cfg = RunConfig.from_json(manifest["config"], seats=seats)
-    fns = seat_functions(seats)
+    fns = seat_functions(seats, cfg.rules)
     out: list[RunHand] = []
     for g in hands:
         if g >= cfg.total_hands:

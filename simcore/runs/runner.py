@@ -161,7 +161,7 @@ _NUMBA_LOCK = threading.Lock()
 def _seat_fns(cfg: RunConfig):
     from strategies.registry import seat_functions
 
-    return seat_functions(list(cfg.seats))
+    return seat_functions(list(cfg.seats), cfg.rules)
 
 
 def _play(run_dir, cfg: RunConfig, fns: tuple, first: int, count: int, threads: int, check: bool):
@@ -355,21 +355,41 @@ def recorded_file(manifest: dict):
     return where
 
 
+def recorded_model(manifest: dict):
+    """``model file as a run's seats give it -> the absolute path the run recorded for it``
+    (``model_paths``); a run written before it recorded none reads it as given, as it did."""
+    paths = manifest.get("model_paths") or {}
+    return lambda path: paths.get(path, path)
+
+
 def _check_same_seats(run_dir: Path, old: dict, cfg: RunConfig) -> None:
     """The seats of the run in ``run_dir`` are the same strategies as ``cfg``'s (user files by
     their resolved path, parameters by value); else one line naming the seat, the part and both
-    values. Files' contents are compared apart (``registry.changed_strategy_file``)."""
+    values; model files too, by their resolved path. Files' contents are compared apart
+    (``registry.changed_strategy_file``, ``models.changed_model_file``)."""
+    from strategies.registry import KINDS, map_model_paths, map_user_paths, model_params
+
     recorded = list(old.get("config", {}).get("seats") or [])
-    theirs_abs = recorded_file(old)
+    theirs_abs, theirs_model = recorded_file(old), recorded_model(old)
 
     def mine_abs(path: str) -> str:
         return str(Path(path).expanduser().resolve())
+
+    # the model parameters of our parts (loaded already), by the part's absolute name: a part of
+    # theirs of the same name has the same (their files are not loaded to find them)
+    params = {(kind, map_user_paths(seat.part(kind)[0], mine_abs)): model_params(kind, seat.part(kind)[0])
+              for seat in cfg.seats for kind in KINDS}
+
+    def identity(text: str, user_abs, model_abs) -> list[str]:
+        text = map_user_paths(text, user_abs)
+        return _seat_identity(map_model_paths(text, lambda p: str(Path(model_abs(p)).resolve()),
+                                              lambda kind, name: params.get((kind, name), ())), str)
 
     mine = [s.canonical for s in cfg.seats]
     if len(recorded) != 4:
         raise RunError(f"{run_dir} holds a run whose seats cannot be read; use a new --out directory")
     for seat, (a, b) in enumerate(zip(recorded, mine)):
-        ours, them = _seat_identity(b, mine_abs), _seat_identity(a, theirs_abs)
+        ours, them = identity(b, mine_abs, str), identity(a, theirs_abs, theirs_model)
         if ours == them:
             continue
         for part, (x, y) in enumerate(zip(them, ours)):
@@ -452,6 +472,13 @@ def _check_existing(d: ManagedDir, cfg: RunConfig) -> dict | None:
     deps = old.get("strategy_deps")
     for path, digest in (old.get("strategy_files") or {}).items():
         changed = changed_strategy_file(path, digest, None if deps is None else deps.get(path, {}))
+        if changed:
+            raise RunError(f"{run_dir} cannot be resumed or extended: {changed}, so its results would differ; "
+                           "use a new --out directory")
+    from strategies.models import changed_model_file
+
+    for path, digest in (old.get("model_files") or {}).items():   # none in a run written before models
+        changed = changed_model_file(path, digest)
         if changed:
             raise RunError(f"{run_dir} cannot be resumed or extended: {changed}, so its results would differ; "
                            "use a new --out directory")
@@ -613,6 +640,7 @@ def run(run_dir: str | os.PathLike, cfg: RunConfig, workers: int | None = None, 
     ``executor`` if given; else ``executor_kind`` "local" (worker processes; inline for one
     worker or one chunk) or "dask" (the cluster at ``scheduler``, or a LocalCluster)."""
     run_dir = Path(run_dir).resolve()
+    _check_rules(cfg)
     with ManagedDir(run_dir, "run directory", rio.MANIFEST, ".lock", RunError) as d:
         cfg, chunks, todo, manifest = _open_run(d, cfg)
         to_play = {c for c, _, _ in todo}
@@ -643,6 +671,17 @@ def run(run_dir: str | os.PathLike, cfg: RunConfig, workers: int | None = None, 
         return manifest
 
 
+def _check_rules(cfg: RunConfig) -> None:
+    """Refuse seats that cannot play the run's rules (a model of the other blood) before any
+    directory is made."""
+    from strategies.registry import StrategyError, check_rules
+
+    try:
+        check_rules(cfg.seats, cfg.rules)
+    except StrategyError as exc:
+        raise RunError(str(exc)) from None
+
+
 def _open_run(d: ManagedDir, cfg: RunConfig) -> tuple:
     """A run directory opened for play: its existing run checked (``cfg`` then writes the seats
     as that run did), leftovers removed, its manifest written (incomplete). Returns the
@@ -656,7 +695,7 @@ def _open_run(d: ManagedDir, cfg: RunConfig) -> tuple:
     rio.remove_partial(run_dir, valid)
     todo = [x for x in chunks if x[0] not in valid]
     from strategies.names import seat_defaults
-    from strategies.registry import user_file_records
+    from strategies.registry import model_file_records, model_paths, user_file_records
 
     files, deps = user_file_records(cfg.seats)
     manifest = {
@@ -671,6 +710,8 @@ def _open_run(d: ManagedDir, cfg: RunConfig) -> tuple:
         "strategy_files": files,     # each user strategy file: one hash of it and what it imports
         "strategy_deps": deps,       # and each of those files' own, so a refusal names the one that changed
         "strategy_paths": (old or {}).get("strategy_paths") or _strategy_paths(cfg),
+        "model_files": model_file_records(cfg.seats, cfg.rules),   # each model file a seat plays: its digest
+        "model_paths": (old or {}).get("model_paths") or model_paths(cfg.seats),   # as strategy_paths
         # each user part's parameter defaults, by its name in the seats: its names print only the others
         "strategy_defaults": seat_defaults(cfg.seat_names, cfg.seats),
         "complete": not todo,
@@ -712,6 +753,8 @@ def run_group(entries, source: Callable, progress: Callable[[int, int, float], N
     manifests."""
     from contextlib import ExitStack
 
+    for _, cfg in entries:
+        _check_rules(cfg)
     with ExitStack() as stack:
         opened = []
         try:
