@@ -10,6 +10,11 @@ where no candidate is that much better, get the rollout policy's own answer. The
 play (``search``), exchange policy (``exchange=search``) and void policy (``void=search``); each
 reads its own parameters.
 
+The rollout policy is a built-in play (``POLICIES``), ``learned`` among them: its model's address is
+one of its parameters, so it reaches the rollout tables as the others do (the registry copies the
+policy's parameters into the arena's setup, the sampler into each table's views) and the policy's
+own answer (``_policy_answer`` swaps them in).
+
 Candidates: on its turn, a win, each kong, and the ``candidates`` discards best by a fast ranking
 (lowest shanten, then most live tiles that lower it) plus the policy's choice; on a claim, every
 legal answer; at the exchange, for each suit holding three tiles the policy's three (in its suit)
@@ -33,12 +38,13 @@ from strategies.core import isolation, near_mask, prepare, shanten_moved, ukeire
 from strategies.exchange import shanten_voiding, suit_count
 from strategies.params import Param, parameters
 
-POLICIES = ("expert", "efficient", "greedy", "flush", "defensive")
+POLICIES = ("expert", "efficient", "greedy", "flush", "defensive", "learned")
 DECISIONS = ("all", "turn", "calls")   # which questions of play to search (exchange and void: always)
 PARAMS = (
     Param.int("rollouts", 16, 1, 100000, "rollouts per candidate (sampled tables, shared by the candidates; x8 at the exchange, x32 at the void)"),
     Param.int("candidates", 3, 1, 14, "discards kept from the fast ranking, besides the policy's own"),
-    Param.choice("policy", "expert", POLICIES, "the rollout policy every seat follows (with its own exchange and void)"),
+    Param.choice("policy", "expert", POLICIES, "the rollout policy every seat follows, with its own exchange and void "
+                 "(learned: the shipped models, expert's exchange and void; about 20x slower than expert)"),
     Param.choice("decisions", "all", DECISIONS, "play questions to search: all, turn (own turn), calls (claims, robbing)"),
     Param.float("shape", 3.0, 0.0, 10.0, "sampling weight on the opponents' shanten (0: uniform deals; real hands are built, not dealt)"),
     Param.float("margin", 1.5, 0.0, 10.0, "leave the policy's answer only for one better by this many standard errors (paired)"),

@@ -170,6 +170,7 @@ def test_builtin_action_is_legal_and_stable_at_a_decision():
         a = env.builtin_action("expert")
         assert a == env.builtin_action("expert") and obs["action_mask"][a] == 1
         assert obs["action_mask"][env.builtin_action("greedy")] == 1
+        assert obs["action_mask"][env.builtin_action("learned")] == 1
         obs, r, term, _, _ = env.step(a)
         if term:
             obs, _ = env.reset()

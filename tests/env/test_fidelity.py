@@ -11,6 +11,7 @@ from simcore.engine import agents as AG
 from simcore.env import Tables
 from simcore.runs.batch import run_batch
 from simcore.runs.shards import batch_tables
+from strategies.models import shipped_path
 from strategies.registry import parse_seats, seat_functions
 
 HANDS = 2000
@@ -68,6 +69,22 @@ def test_the_fidelity_holds_for_searching_and_random_specs_and_any_number_of_tab
     ref = run_batch(resolve("battle"), seat_functions(parse_seats(spec)), SEED, 0, 12)
     for g in range(12):
         assert np.array_equal(a[g].seat, ref.seat[g]) and np.array_equal(b[g].seat, ref.seat[g])
+
+
+@pytest.mark.parametrize("spec, base", [
+    ("learned", "expert"), (f"learned[model={shipped_path('flow')}]", "expert"),
+    pytest.param("search[rollouts=2,max_rollouts=4,policy=learned]", "search[rollouts=2,max_rollouts=4]",
+                 marks=pytest.mark.slow)])
+def test_the_fidelity_holds_for_learned_with_any_model(spec, base):
+    """``builtin_action("learned")`` (with a model file, and as a search's rollout policy) plays as
+    the seat does, and the agent's seat matters: with ``base`` (expert in learned's place) there
+    instead, the hands differ, so an env whose copy of the view lost the model would be caught."""
+    got = _play_env_small("battle", 1, 3, spec)
+    ref = run_batch(resolve("battle"), seat_functions(parse_seats(spec)), SEED, 0, 12)
+    for g in range(12):
+        assert np.array_equal(got[g].seat, ref.seat[g]), g
+    other = run_batch(resolve("battle"), seat_functions(parse_seats(f"{spec},{base},{spec},{spec}")), SEED, 0, 12)
+    assert not np.array_equal(ref.seat, other.seat)
 
 
 def _play_env_small(rules, seat, n_tables, spec):
