@@ -32,6 +32,10 @@ import numpy as np
 
 QUESTIONS_OF_PLAY = ("turn", "claim", "rob")
 MARGINS = (0.0, 0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1.0, 1.5, 2.0)
+# the model's size and where it is consulted: a prediction walks every tree, so the trees set the
+# learned seat's speed (README: Learned players, what the sizes cost and gain)
+MAX_ITER, LEAVES, LEARNING_RATE = 300, 31, 0.05
+MAX_SHANTEN = 1   # search's gain over expert at decisions two or more from ready does not show in the labels
 
 
 class LearnError(ValueError):
@@ -113,8 +117,11 @@ def _gain(pred, y, ids, margin):
     return gain, changed, len(dec)
 
 
-def train(datasets, out, max_iter: int = 300, leaves: int = 31, log=None, command: str | None = None) -> dict:
-    """Train a model on the datasets and write it to ``out``; returns its header."""
+def train(datasets, out, max_iter: int = MAX_ITER, leaves: int = LEAVES, log=None, command: str | None = None,
+          max_shanten: int = MAX_SHANTEN) -> dict:
+    """Train a model on the datasets and write it to ``out``; returns its header. ``max_shanten``:
+    the model learns, and is consulted at, only decisions whose hand is at most this far from ready
+    (``models``: the header's ``max_shanten``); elsewhere it keeps expert's answer."""
     from sklearn.ensemble import HistGradientBoostingRegressor
 
     from strategies.features import FEATURE_VERSION, NAMES, N_FEATURES
@@ -130,26 +137,32 @@ def train(datasets, out, max_iter: int = 300, leaves: int = 31, log=None, comman
     hands = np.concatenate([p[2] for p in parts])
     ids = np.concatenate([p[3] + 10_000_000 * k for k, p in enumerate(parts)])
     fold = hands % 10
-    tr, va, te = fold >= 2, fold == 1, fold == 0
+    near = x[:, NAMES.index("shanten_now")] <= max_shanten
+    tr, va, te = (fold >= 2) & near, fold == 1, fold == 0
     if tr.sum() < 50 or va.sum() == 0 or te.sum() == 0:
         raise LearnError(f"too few judged decisions to train and test on ({len(np.unique(ids)):,}); record more hands")
     t0 = time.perf_counter()
-    est = HistGradientBoostingRegressor(max_iter=max_iter, max_leaf_nodes=leaves, learning_rate=0.05,
+    est = HistGradientBoostingRegressor(max_iter=max_iter, max_leaf_nodes=leaves, learning_rate=LEARNING_RATE,
                                         l2_regularization=1.0, min_samples_leaf=100, random_state=0)
     est.fit(x[tr], y[tr])
     seconds = time.perf_counter() - t0
-    pv = est.predict(x[va])
+    def predicted(rows):   # a decision beyond the gate is never changed
+        return np.where(near[rows], est.predict(x[rows]), -np.inf)
+
+    pv = predicted(va)
     margin = max(MARGINS, key=lambda m: _gain(pv, y[va], ids[va], m)[0].mean())
-    pt = est.predict(x[te])
+    pt = predicted(te)
     gain, changed, n_dec = _gain(pt, y[te], ids[te], margin)
     se = gain.std(ddof=1) / math.sqrt(max(len(gain), 1)) if len(gain) > 1 else float("nan")
-    r2 = 1.0 - ((pt - y[te]) ** 2).mean() / max(y[te].var(), 1e-12)
+    tn = te & near
+    r2 = 1.0 - ((est.predict(x[tn]) - y[tn]) ** 2).mean() / max(y[tn].var(), 1e-12)
     baseline, arrays = from_sklearn(est)
     header = {
         "kind": "gbdt", "feature_version": FEATURE_VERSION, "n_features": N_FEATURES, "features": list(NAMES),
-        "preset": next(iter(presets)), "baseline": baseline, "margin": margin,
+        "preset": next(iter(presets)), "baseline": baseline, "margin": margin, "max_shanten": int(max_shanten),
         "training": {"datasets": [str(d) for d in datasets], "rows": int(tr.sum()), "command": command,
-                     "seconds": round(seconds, 1), "trees": int(est.n_iter_), "leaves": leaves},
+                     "seconds": round(seconds, 1), "trees": int(est.n_iter_), "leaves": leaves,
+                     "learning_rate": LEARNING_RATE},
         "metrics": {"test_decisions": int(n_dec), "test_rows": int(te.sum()), "r2": round(float(r2), 4),
                     "gain_per_decision": round(float(gain.mean()), 4),
                     "gain_ci95": [round(float(gain.mean() - 1.96 * se), 4), round(float(gain.mean() + 1.96 * se), 4)],
@@ -162,10 +175,13 @@ def train(datasets, out, max_iter: int = 300, leaves: int = 31, log=None, comman
 @click.command("learn", context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("datasets", nargs=-1, required=True, metavar="DATASET...")
 @click.option("--out", "out", required=True, metavar="FILE", help="The model file to write (.npz).")
-@click.option("--max-iter", type=click.IntRange(min=1), default=300, show_default=True, help="Trees at most.")
-@click.option("--leaves", type=click.IntRange(min=2), default=31, show_default=True, help="Leaves a tree at most.")
+@click.option("--max-iter", type=click.IntRange(min=1), default=MAX_ITER, show_default=True,
+              help="Trees at most (each prediction walks them all: fewer plays faster).")
+@click.option("--leaves", type=click.IntRange(min=2), default=LEAVES, show_default=True, help="Leaves a tree at most.")
+@click.option("--max-shanten", type=click.IntRange(-1, 8), default=MAX_SHANTEN, show_default=True,
+              help="Learn and consult the model only at decisions at most this far from ready (8: everywhere).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines on stderr.")
-def learn(datasets, out, max_iter, leaves, quiet):
+def learn(datasets, out, max_iter, leaves, max_shanten, quiet):
     """Train a learned player's model from search-labelled decision datasets.
 
     Each DATASET is a `sichuan dataset` directory whose recorded seat searched (its judged
@@ -184,7 +200,8 @@ def learn(datasets, out, max_iter, leaves, quiet):
 
     log = None if quiet else (lambda m: print(m, file=sys.stderr, flush=True))
     try:
-        header = train(list(datasets), out, max_iter, leaves, log, shlex.join(["sichuan", "learn", *sys.argv[2:]]))
+        header = train(list(datasets), out, max_iter, leaves, log, shlex.join(["sichuan", "learn", *sys.argv[2:]]),
+                       max_shanten)
     except (LearnError, DatasetError, ModelError) as exc:
         raise click.ClickException(str(exc).splitlines()[0]) from None
     m = header["metrics"]

@@ -24,11 +24,11 @@ from simcore.contract.tiles import N_KINDS, N_RANKS
 from simcore.contract.view import (A_KONG, A_WIN, C_KONG, C_PASS, C_PUNG, C_WIN, Q_CLAIM, Q_ROB, Q_TURN,
                                    V_CAN_KONG, V_CAN_PUNG, V_CAN_WIN, V_HAND, V_KONG_MASK, V_LOCKED, V_ME,
                                    V_MUST_VOID, V_SCRATCH, V_VOID, V_FLOW, own_param_float, own_param_int)
-from strategies.core import INF, NO_TILE, near_mask, prepare, shanten_moved, ukeire
+from strategies.core import INF, NO_TILE, near_mask, prepare, shanten_moved, shanten_of, ukeire
 from strategies.features import (C0, D0, FEATURE_VERSION, N_CANDIDATE, N_FEATURES, candidate_features,
                                  decision_features, delta)
 from strategies.expert import expert
-from strategies.models import P_MARGIN, predict
+from strategies.models import P_MARGIN, P_MAX_SHANTEN, predict
 from strategies.params import Param, wraps
 
 # expert's pure work areas (``play``'s SCR_SHANTEN and SCR_PLUS, V_SCRATCH .. +54, rebuilt at each
@@ -75,7 +75,12 @@ def _score(tab, view, q, a, own, deadly, ready, M, X, own_block):
 def choose(tab, view, q, own, model_address, margin, keep):
     """The answer the model prefers to expert's ``own`` by more than ``margin``, else ``own``:
     the candidates are those the search judges (a win, the legal kongs, ``keep`` discards of a
-    fast ranking; at a claim every legal answer)."""
+    fast ranking; at a claim every legal answer), at a decision no farther from ready than the
+    model's ``max_shanten`` (elsewhere it did not learn to leave expert's answer: the seat saves
+    the scoring)."""
+    M = float64_ptr(model_address)
+    if min(shanten_of(tab, prepare(tab, view, np.int64(0))), 8) > M[P_MAX_SHANTEN]:   # features: shanten_now
+        return own
     if q == Q_TURN:
         if view[V_LOCKED] and not view[V_CAN_WIN] and not view[V_KONG_MASK]:
             return own
@@ -91,7 +96,6 @@ def choose(tab, view, q, own, model_address, margin, keep):
         claims &= ~(1 << own)
         if not claims:
             return own
-    M = float64_ptr(model_address)
     base = address_of(data_ptr(view))
     X = float64_ptr(base + 8 * SCR_X)
     own_block = float64_ptr(base + 8 * SCR_OWN)

@@ -9,7 +9,9 @@ so can anything that reads ``.npy``), readable without the library that trained 
   version of the features the model reads, ``strategies.features.FEATURE_VERSION``), ``n_features``,
   ``preset`` (the rule set it was trained for: a table of the other blood refuses it), ``baseline``
   (added to the trees' sum), ``margin`` (the advantage a candidate needs before a ``learned`` seat
-  plays it), and what it was trained on and how well it did (``training``, ``metrics``: free-form);
+  plays it), ``max_shanten`` (optional, default 8: the seat consults the model only at decisions
+  whose hand is at most this far from ready, the feature ``shanten_now``; elsewhere it plays
+  expert's answer unscored), and what it was trained on and how well it did (``training``, ``metrics``: free-form);
 - ``feature``, ``threshold``, ``left``, ``right``, ``value``: one entry a node, all trees' nodes in
   one array (int64, float64, int64, int64, float64). A node with ``feature`` -1 is a leaf worth
   ``value``; else its row goes ``left`` when ``x[feature] <= threshold``, else ``right`` (node
@@ -37,10 +39,12 @@ from simcore.contract.rules import PRESETS, preset as preset_rules
 FORMAT = "sichuan-model"
 FORMAT_VERSION = 1
 ARRAYS = ("feature", "threshold", "left", "right", "value", "roots")
-# the packed array: [0] trees, [1] features, [2] baseline, [3] the margin, [4] nodes, then the roots,
+# the packed array: [0] trees, [1] features, [2] baseline, [3] the margin, [4] nodes, [5] the
+# largest shanten it is consulted at, then the roots,
 # then 2 slots a node: its threshold (a leaf: its value), and its code: -1 for a leaf, else
 # feature + CODE_SHIFT * left child (the right child is left + 1)
-P_TREES, P_FEATURES, P_BASELINE, P_MARGIN, P_NODES, P_ROOTS = 0, 1, 2, 3, 4, 5
+P_TREES, P_FEATURES, P_BASELINE, P_MARGIN, P_NODES, P_MAX_SHANTEN, P_ROOTS = 0, 1, 2, 3, 4, 5, 6
+NO_GATE = 8   # shanten_now is at most 8: a model consulted everywhere
 CODE_BITS = 10
 CODE_SHIFT = 1 << CODE_BITS   # more features than this and the code would mix them with the child
 
@@ -120,6 +124,9 @@ def _check(path: Path, header: dict, arrays: dict) -> None:
     if any(len(arrays[k]) != n for k in ("threshold", "left", "right", "value")) or n == 0:
         raise ModelError(f"model file {name!r}: its node arrays differ in length or are empty")
     f, left, right, roots = (np.asarray(arrays[k], np.int64) for k in ("feature", "left", "right", "roots"))
+    gate = header.get("max_shanten", NO_GATE)
+    if not isinstance(gate, int) or not -1 <= gate <= NO_GATE:
+        raise ModelError(f"model file {name!r}: max_shanten {gate!r} is not a whole number in -1..{NO_GATE}")
     n_features = header.get("n_features")
     if not isinstance(n_features, int) or not 0 < n_features <= CODE_SHIFT:
         raise ModelError(f"model file {name!r}: n_features {n_features!r} is not a whole number in 1..{CODE_SHIFT}")
@@ -163,6 +170,7 @@ def pack(header: dict, arrays: dict) -> np.ndarray:
     out[P_TREES], out[P_FEATURES], out[P_BASELINE], out[P_NODES] = len(roots), header["n_features"], \
         header.get("baseline", 0.0), n
     out[P_MARGIN] = header.get("margin", 0.0)
+    out[P_MAX_SHANTEN] = header.get("max_shanten", NO_GATE)
     out[P_ROOTS:P_ROOTS + len(roots)] = new[roots]
     nodes = out[P_ROOTS + len(roots):].reshape(n, 2)
     old = np.asarray(order)

@@ -27,7 +27,7 @@ def tiny_model(tmp_path_factory):
     d = tmp_path_factory.mktemp("learned")
     run_cli("dataset", "--seats", SEARCH, "--record", "0", "--hands", 60, "--seed", 3, "--tables", 20,
             "--out", d / "ds", "-q")
-    res = run_cli("learn", d / "ds", "--out", d / "m.npz", "--max-iter", 20, "-q")
+    res = run_cli("learn", d / "ds", "--out", d / "m.npz", "--max-iter", 20, "--max-shanten", 8, "-q")
     assert "trees on" in res.output and "gain" in res.output
     return d / "m.npz"
 
@@ -69,6 +69,18 @@ def test_a_trained_model_seats_and_plays_legally_in_both_bloods(tiny_model):
         ref = run_batch(preset(rules), seat_functions(parse_seats("expert")), 2, 0, 200)
         changed += int((res.seat[:, 0, S_NET] != ref.seat[:, 0, S_NET]).sum())
     assert changed > 0   # with margin 0 the model leaves expert's answer somewhere
+    import json
+
+    from strategies import models as M
+
+    with np.load(tiny_model) as z:   # the same model consulted nowhere (max_shanten -1) is expert
+        header, arrays = json.loads(z["header"].tobytes()), {k: z[k] for k in M.ARRAYS}
+    gated = M.save(tiny_model.parent / "gated.npz", dict(header, max_shanten=-1), arrays)
+    for rules in ("battle", "flow"):
+        fns = seat_functions(parse_seats(f"learned[model={gated},margin=0],expert,expert,expert"))
+        res = run_batch(preset(rules), fns, 2, 0, 200)
+        ref = run_batch(preset(rules), seat_functions(parse_seats("expert")), 2, 0, 200)
+        assert (res.seat[:, :, S_NET] == ref.seat[:, :, S_NET]).all()
     out = run_cli("simulate", "--hands", 300, "--seats", f"learned[model={tiny_model}]", "--out",
                   tiny_model.parent / "run", "-q")
     assert out.exit_code == 0
