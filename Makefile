@@ -46,19 +46,20 @@ screenshot: setup
 	$(PY) scripts/screenshot.py $(SHOT_PAGE) docs/viewer.png
 
 # The learned players' shipped models (README: Learned players): a searching seat's decisions in
-# battle and flow (seed 101: the benches judge on seed 1's walls), then a model for each. Every
-# stage is a command that resumes where it stopped; the two datasets play side by side, one core each.
+# battle and flow (seed 102: the benches judge on seed 1's walls), then a model for each: about an
+# hour on 2 cores, the datasets most of it. Every stage is a command that resumes where it
+# stopped; the two datasets play side by side, one core each.
 MODEL_HANDS ?= 40000
 MODEL_DATA  := runs/models
 models: setup
 	mkdir -p $(MODEL_DATA)
 	$(VENV)/bin/sichuan dataset --rules battle --seats "search,expert,expert,expert" --record 0 --hands $(MODEL_HANDS) \
-		--seed 101 --chunk-hands 200 --tables 50 --out $(MODEL_DATA)/battle-s0 -q & a=$$!; \
+		--seed 102 --chunk-hands 200 --tables 50 --out $(MODEL_DATA)/battle-s102 -q & a=$$!; \
 	$(VENV)/bin/sichuan dataset --rules flow --seats "search,expert,expert,expert" --record 0 --hands $(MODEL_HANDS) \
-		--seed 101 --chunk-hands 200 --tables 50 --out $(MODEL_DATA)/flow-s0 -q & b=$$!; \
+		--seed 102 --chunk-hands 200 --tables 50 --out $(MODEL_DATA)/flow-s102 -q & b=$$!; \
 	wait $$a && wait $$b
-	$(VENV)/bin/sichuan learn $(MODEL_DATA)/battle-s0 --out strategies/models/battle.npz
-	$(VENV)/bin/sichuan learn $(MODEL_DATA)/flow-s0 --out strategies/models/flow.npz
+	$(VENV)/bin/sichuan learn $(MODEL_DATA)/battle-s102 --out strategies/models/battle.npz
+	$(VENV)/bin/sichuan learn $(MODEL_DATA)/flow-s102 --out strategies/models/flow.npz
 
 clean:
 	rm -rf $(VENV) .pytest_cache build *.egg-info

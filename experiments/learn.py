@@ -34,7 +34,7 @@ QUESTIONS_OF_PLAY = ("turn", "claim", "rob")
 MARGINS = (0.0, 0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1.0, 1.5, 2.0)
 # the model's size and where it is consulted: a prediction walks every tree, so the trees set the
 # learned seat's speed (README: Learned players, what the sizes cost and gain)
-MAX_ITER, LEAVES, LEARNING_RATE = 300, 31, 0.05
+MAX_ITER, LEAVES, LEARNING_RATE = 100, 31, 0.15
 MAX_SHANTEN = 1   # search's gain over expert at decisions two or more from ready does not show in the labels
 
 

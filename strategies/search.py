@@ -44,7 +44,7 @@ PARAMS = (
     Param.int("rollouts", 16, 1, 100000, "rollouts per candidate (sampled tables, shared by the candidates; x8 at the exchange, x32 at the void)"),
     Param.int("candidates", 3, 1, 14, "discards kept from the fast ranking, besides the policy's own"),
     Param.choice("policy", "expert", POLICIES, "the rollout policy every seat follows, with its own exchange and void "
-                 "(learned: the shipped models, expert's exchange and void; about 20x slower than expert)"),
+                 "(learned: the shipped models, expert's exchange and void; rollouts about 5x slower than expert's)"),
     Param.choice("decisions", "all", DECISIONS, "play questions to search: all, turn (own turn), calls (claims, robbing)"),
     Param.float("shape", 3.0, 0.0, 10.0, "sampling weight on the opponents' shanten (0: uniform deals; real hands are built, not dealt)"),
     Param.float("margin", 1.5, 0.0, 10.0, "leave the policy's answer only for one better by this many standard errors (paired)"),

@@ -17,9 +17,10 @@ import sys
 import time
 from pathlib import Path
 
-# A cold compile of the engine and expert on 2 idle cores (`python -m benchmarks.bench --only compile`
-# measures each entry point); a loaded machine takes longer. Said in the line a first run prints.
-COLD_MINUTES = "2 to 3"
+# A cold compile of the engine and expert on 2 idle cores (the `runs` bench's first-run figure was 43 s
+# before the engine split and the larger view; `python -m benchmarks.bench --only compile` measures each
+# entry point); a loaded machine takes longer. Said in the line a first run prints, and in the README.
+COLD_MINUTES = "1 to 3"
 
 
 def engine_cached() -> bool:
