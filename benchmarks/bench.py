@@ -949,7 +949,7 @@ INTRO = """# Benchmarks
 `make bench` (that is, `.venv/bin/python -m benchmarks.bench`) measures the simulator and records
 the figures here, newest run first, against the project's targets. One section alone:
 `.venv/bin/python -m benchmarks.bench --only engine` (sections: `evaluator`, `engine`, `ladder`,
-`policies`, `runs`, `dask`, `search`, and on request `versus`, `precision`, `luck`, `draw-order` and `coverage`; `--quick` for smaller sizes; `--help`). Each run appends an entry to
+`policies`, `runs`, `dask`, `search`, and on request `versus`, `precision`, `luck`, `draw-order`, `coverage`, `compile` and `learned`; `--quick` for smaller sizes; `--help`). Each run appends an entry to
 `benchmarks/history.json`, from which this file is regenerated; "previous" is the most recent
 earlier entry of the same size (full or quick) that has the figure.
 
@@ -1021,6 +1021,14 @@ earlier entry of the same size (full or quick) that has the figure.
   on seed 1 with 100 times the walls of the largest run for reference. The coverage is the share
   of the runs whose 95% interval holds the reference difference, with its Wilson 95% interval,
   which should hold 0.95; the section should take at most 20 minutes.
+- **learned** (only with `--only learned`; issue 45): hands/s of `learned` at all four seats
+  against `expert` at all four (battle, one core, alternated in one process, best of three; target
+  a third); `sichuan ladder --plays learned,expert --fields expert,efficient,mixed --presets
+  battle,flow --focus learned --seed 1`, 5,000 walls a cell (500 with `--quick`): learned's
+  paired difference from expert in each field (targets: +0.35 in battle and +1.4 in flow against
+  expert; at least expert's against the others); and `search[policy=learned]` against `search`
+  in the expert field, 1,000 walls (100 with `--quick`; target: interval above 0). The shipped
+  models were trained on seed 102's walls, never seed 1's.
 - **luck** (only with `--only luck`; issue 36): per preset, each seat's mean luck over 1M hands of
   `expert` in standard errors (100,000 with `--quick`); on six cells (`expert+void=random`,
   `expert+exchange=random`, `random` play, `expert+void=fewest`, the example user strategy,
