@@ -146,6 +146,7 @@ def train(datasets, out, max_iter: int = MAX_ITER, leaves: int = LEAVES, log=Non
                                         l2_regularization=1.0, min_samples_leaf=100, random_state=0)
     est.fit(x[tr], y[tr])
     seconds = time.perf_counter() - t0
+
     def predicted(rows):   # a decision beyond the gate is never changed
         return np.where(near[rows], est.predict(x[rows]), -np.inf)
 

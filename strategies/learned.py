@@ -1,6 +1,7 @@
 """``learned``: expert, corrected by a model trained from search (README: Learned players).
 
-At each question of play with more than one answer, the seat asks expert, then scores the answers
+At each question of play with more than one answer, no farther from ready than the model's
+``max_shanten`` (``strategies.models``), the seat asks expert, then scores the answers
 worth judging (as the search judges them: expert's, a win, the legal kongs, the discards near the
 top of a fast ranking; at a claim every legal answer) with the model it carries
 (``strategies.models``), whose value is a candidate's predicted advantage over expert's answer
