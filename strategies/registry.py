@@ -363,10 +363,10 @@ def changed_strategy_file(path: str, recorded_hash: str, recorded_deps: dict | N
     return None
 
 
-def map_user_paths(spec: str, fn) -> str:
-    """``spec`` (one seat or ``A,B,C,D``) with each user strategy's path replaced by ``fn(path)``;
-    built-ins and parameters unchanged. Spec files resolve paths against their folder with it,
-    and a run's trace loads its files from their recorded absolute paths."""
+def _rewrite_parts(spec: str, rewrite) -> str:
+    """``spec`` (one seat or ``A,B,C,D``) with each part of each seat replaced by ``rewrite(i, key,
+    eq, rest)``: the part's index in its seat, and for policies ``key`` "exchange" or "void" with
+    ``eq`` "=" (both "" for the play, and for a later part written without a key)."""
     seats = []
     for seat in split_top(spec, ",", "seats"):
         parts = []
@@ -374,13 +374,23 @@ def map_user_paths(spec: str, fn) -> str:
             key, eq, rest = part.partition("=") if i else ("", "", part)
             if i and not eq:
                 key, rest = "", part
-            name, bracket, params = rest.strip().partition("[")
-            if _is_user(name):
-                path, _, func = name.strip().rpartition(":")
-                name = f"{fn(path)}:{func}"
-            parts.append(f"{key.strip()}{eq}{name.strip()}{bracket}{params}")
+            parts.append(rewrite(i, key, eq, rest))
         seats.append("+".join(parts))
     return ",".join(seats)
+
+
+def map_user_paths(spec: str, fn) -> str:
+    """``spec`` (one seat or ``A,B,C,D``) with each user strategy's path replaced by ``fn(path)``;
+    built-ins and parameters unchanged. Spec files resolve paths against their folder with it,
+    and a run's trace loads its files from their recorded absolute paths."""
+    def rewrite(i, key, eq, rest):
+        name, bracket, params = rest.strip().partition("[")
+        if _is_user(name):
+            path, _, func = name.strip().rpartition(":")
+            name = f"{fn(path)}:{func}"
+        return f"{key.strip()}{eq}{name.strip()}{bracket}{params}"
+
+    return _rewrite_parts(spec, rewrite)
 
 
 def user_paths(seats) -> dict[str, str]:
@@ -458,25 +468,20 @@ def map_model_paths(spec: str, fn, params_of=None) -> str:
     name)``: a part's model parameters (``model_params`` by default). A run's trace reads its
     models from their recorded absolute paths with it, as ``map_user_paths`` does its files."""
     params_of = params_of or model_params
-    seats = []
-    for seat in split_top(spec, ",", "seats"):
-        parts = []
-        for i, part in enumerate(split_top(seat, "+", "seat spec")):
-            key, eq, rest = part.partition("=") if i else ("", "", part)
-            if i and not eq:
-                key, rest = "", part
-            name, bracket, params = rest.partition("[")
-            kind = key.strip() if i else "play"
-            models = params_of(kind, name.strip()) if bracket and params.rstrip().endswith("]") else ()
-            if models:
-                items = []
-                for item in split_top(params.rstrip()[:-1], ",", "parameters"):
-                    k, e, v = item.partition("=")
-                    items.append(f"{k}{e}{fn(v.strip())}" if e and k.strip() in models and v.strip() else item)
-                params = ",".join(items) + "]"
-            parts.append(f"{key}{eq}{name}{bracket}{params}")
-        seats.append("+".join(parts))
-    return ",".join(seats)
+
+    def rewrite(i, key, eq, rest):
+        name, bracket, params = rest.partition("[")
+        kind = key.strip() if i else "play"
+        models = params_of(kind, name.strip()) if bracket and params.rstrip().endswith("]") else ()
+        if models:
+            items = []
+            for item in split_top(params.rstrip()[:-1], ",", "parameters"):
+                k, e, v = item.partition("=")
+                items.append(f"{k}{e}{fn(v.strip())}" if e and k.strip() in models and v.strip() else item)
+            params = ",".join(items) + "]"
+        return f"{key}{eq}{name}{bracket}{params}"
+
+    return _rewrite_parts(spec, rewrite)
 
 
 def numba_cause(exc: BaseException) -> str:
