@@ -34,8 +34,8 @@ QUESTIONS_OF_PLAY = ("turn", "claim", "rob")
 MARGINS = (0.0, 0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1.0, 1.5, 2.0)
 # the model's size and where it is consulted: a prediction walks every tree, so the trees set the
 # learned seat's speed (README: Learned players, what the sizes cost and gain)
-MAX_ITER, LEAVES, LEARNING_RATE = 100, 31, 0.15
-MAX_SHANTEN = 1   # search's gain over expert at decisions two or more from ready does not show in the labels
+MAX_ITER, LEAVES, LEARNING_RATE = 150, 31, 0.15
+MAX_SHANTEN = 0   # search's gain over expert at decisions one or more from ready hardly shows in the labels
 
 
 class LearnError(ValueError):
@@ -124,7 +124,7 @@ def train(datasets, out, max_iter: int = MAX_ITER, leaves: int = LEAVES, log=Non
     (``models``: the header's ``max_shanten``); elsewhere it keeps expert's answer."""
     from sklearn.ensemble import HistGradientBoostingRegressor
 
-    from strategies.features import FEATURE_VERSION, NAMES, N_FEATURES
+    from strategies.features import FEATURE_VERSION, NAMES, N_FEATURES, scored
     from strategies.models import from_sklearn, save
 
     parts = [decision_rows(d, log) for d in datasets]
@@ -137,7 +137,7 @@ def train(datasets, out, max_iter: int = MAX_ITER, leaves: int = LEAVES, log=Non
     hands = np.concatenate([p[2] for p in parts])
     ids = np.concatenate([p[3] + 10_000_000 * k for k, p in enumerate(parts)])
     fold = hands % 10
-    near = x[:, NAMES.index("shanten_now")] <= max_shanten
+    near = scored(x, max_shanten)   # the rows a learned seat scores
     tr, va, te = (fold >= 2) & near, fold == 1, fold == 0
     if tr.sum() < 50 or va.sum() == 0 or te.sum() == 0:
         raise LearnError(f"too few judged decisions to train and test on ({len(np.unique(ids)):,}); record more hands")
@@ -147,7 +147,7 @@ def train(datasets, out, max_iter: int = MAX_ITER, leaves: int = LEAVES, log=Non
     est.fit(x[tr], y[tr])
     seconds = time.perf_counter() - t0
 
-    def predicted(rows):   # a decision beyond the gate is never changed
+    def predicted(rows):   # a candidate the seat does not score is never played
         return np.where(near[rows], est.predict(x[rows]), -np.inf)
 
     pv = predicted(va)

@@ -47,6 +47,7 @@ NAMES = DECISION_NAMES + CANDIDATE_NAMES + DELTA_NAMES
 N_DECISION, N_CANDIDATE, N_DELTA = len(DECISION_NAMES), len(CANDIDATE_NAMES), len(DELTA_NAMES)
 N_FEATURES = len(NAMES)
 C0, D0 = N_DECISION, N_DECISION + N_CANDIDATE
+DECISION_INDEX = {name: i for i, name in enumerate(DECISION_NAMES)}
 # the candidate's kind (feature "kind")
 K_DISCARD, K_KONG, K_WIN, K_PASS, K_PUNG = 0, 1, 2, 3, 4
 # what ``delta`` subtracts: a candidate feature's index within the candidate block
@@ -110,6 +111,26 @@ def _accepted(tab, view, st, now, near, w, w_pair):
 
 
 @nb.njit(cache=True, _nrt=False)
+def kong_shanten(tab, view, st, t):
+    """Shanten after declaring a kong of t on one's turn: added to a pung (one tile leaves the
+    hand) or concealed (four leave, one set more)."""
+    if view[V_HAND + t] < 4:
+        return shanten_moved(tab, view, st, t, NO_TILE)
+    return shanten_minus(tab, view, st, t, FOUR, ONE)
+
+
+def scored(x: np.ndarray, max_shanten: int) -> np.ndarray:
+    """Which feature rows (one a candidate) a ``learned`` seat scores with its model, as it gates
+    them before computing any (``strategies.learned.choose``): decisions at most ``max_shanten``
+    from ready, and on a turn only answers that leave the hand no farther from ready than
+    expert's (the labels show no gain in the others: README, Learned players). Training keeps
+    the same rows."""
+    near = x[:, DECISION_INDEX["shanten_now"]] <= max_shanten
+    turn = x[:, DECISION_INDEX["question"]] == 0
+    return near & ~(turn & (x[:, D0 + DELTA_NAMES.index("d_shanten_after")] > 0))
+
+
+@nb.njit(cache=True, _nrt=False)
 def candidate_features(tab, view, q, ans, own, deadly, ready, X, o):
     """Answer ``ans``'s features into X[o:o + N_CANDIDATE] (``own``: expert's answer)."""
     for i in range(N_CANDIDATE):
@@ -132,8 +153,7 @@ def candidate_features(tab, view, q, ans, own, deadly, ready, X, o):
         elif A_KONG <= ans < A_KONG + N_KINDS:
             X[o + 1] = K_KONG
             t = I64(ans - A_KONG)
-            added = view[V_HAND + t] < 4
-            sh = shanten_moved(tab, view, st, t, NO_TILE) if added else shanten_minus(tab, view, st, t, FOUR, ONE)
+            sh = kong_shanten(tab, view, st, t)
             X[o + 11] = _kong_pay(view, t)
         else:
             X[o + 1] = K_DISCARD

@@ -25,10 +25,11 @@ from simcore.contract.tiles import N_KINDS, N_RANKS
 from simcore.contract.view import (A_KONG, A_WIN, C_KONG, C_PASS, C_PUNG, C_WIN, Q_CLAIM, Q_ROB, Q_TURN,
                                    V_CAN_KONG, V_CAN_PUNG, V_CAN_WIN, V_HAND, V_KONG_MASK, V_LOCKED, V_ME,
                                    V_MUST_VOID, V_SCRATCH, V_VOID, V_FLOW, own_param_float, own_param_int)
-from strategies.core import INF, NO_TILE, near_mask, prepare, shanten_moved, shanten_of, ukeire
+from strategies.core import (INF, NO_KEY, NO_TILE, discard_shantens, live_draws, near_mask, plus_classes, prepare,
+                             shanten_moved, shanten_of, ukeire, ukeire_fast)
 from strategies.features import (C0, D0, FEATURE_VERSION, N_CANDIDATE, N_FEATURES, candidate_features,
-                                 decision_features, delta)
-from strategies.expert import expert
+                                 decision_features, delta, kong_shanten)
+from strategies.expert import SCR_PLUS, SCR_SHANTEN, expert
 from strategies.models import P_MARGIN, P_MAX_SHANTEN, predict
 from strategies.params import Param, wraps
 
@@ -41,24 +42,51 @@ assert SCR_OWN + N_CANDIDATE <= V_SCRATCH + 54
 
 
 @nb.njit(cache=True, _nrt=False)
-def ranked_discards(tab, view, own, keep):
+def _own_shanten(tab, view, st, own):
+    """Shanten after expert's answer ``own`` on a turn, as the feature ``shanten_after`` counts it."""
+    if own == A_WIN:
+        return np.int64(-1)
+    if A_KONG <= own < A_KONG + N_KINDS:
+        return min(kong_shanten(tab, view, st, np.int64(own - A_KONG)), 8)
+    return min(shanten_moved(tab, view, st, np.int64(own), NO_TILE), 8)
+
+
+@nb.njit(cache=True, _nrt=False)
+def ranked_discards(tab, view, st, own, keep, limit):
     """The bit set of the ``keep`` best discards of a fast ranking (lowest shanten after the
-    discard, then the most live improving tiles), expert's own excepted."""
-    st = prepare(tab, view, np.int64(0))
+    discard, then the most live improving tiles, then the lower tile), expert's own excepted,
+    and none that leaves the hand farther from ready than ``limit`` (expert's answer's shanten:
+    ``features.scored``).
+    One key a held kind, built with expert's fast machinery in its work areas (``SCR_SHANTEN``
+    then holds the keys, ``SCR_PLUS`` the draws' classes)."""
+    ignore = st.ignore
+    discard_shantens(tab, view, st, SCR_SHANTEN)
     near = near_mask(view, st)
+    draws = live_draws(view, near)
+    plus_classes(tab, view, st, draws, SCR_PLUS)
     void = view[V_VOID + view[V_ME]]
     must = view[V_MUST_VOID]
+    junk = np.int64(-1)
+    for t in range(N_KINDS):
+        sh = view[SCR_SHANTEN + t]
+        if view[V_HAND + t] == 0 or (must and t // N_RANKS != void) or t == own or min(sh, 8) > limit:
+            view[SCR_SHANTEN + t] = NO_KEY
+            continue
+        target = min(sh, INF)
+        if not (ignore >> (t // N_RANKS)) & 1:
+            acc = ukeire_fast(tab, view, st, np.int64(t), target, draws, SCR_PLUS)
+        else:   # a tile of an ignored suit: taking it out changes nothing, every one keeps the same
+            if junk < 0:
+                junk = ukeire(tab, view, st, np.int64(t), target, near)
+            acc = junk
+        view[SCR_SHANTEN + t] = sh * 4096 + (4095 - min(acc, 4095))
     chosen = np.int64(0)
     for _ in range(keep):
         best_t = -1
-        best_key = np.int64(1) << 40
+        best_key = NO_KEY
         for t in range(N_KINDS):
-            if view[V_HAND + t] == 0 or (must and t // N_RANKS != void) or t == own or (chosen >> t) & 1:
-                continue
-            sh = shanten_moved(tab, view, st, np.int64(t), NO_TILE)
-            key = sh * 4096 + (4095 - min(ukeire(tab, view, st, np.int64(t), min(sh, INF), near), 4095))
-            if key < best_key:
-                best_key, best_t = key, t
+            if view[SCR_SHANTEN + t] < best_key and not (chosen >> t) & 1:
+                best_key, best_t = view[SCR_SHANTEN + t], t
         if best_t < 0:
             break
         chosen |= np.int64(1) << best_t
@@ -80,13 +108,19 @@ def choose(tab, view, q, own, model_address, margin, keep):
     model's ``max_shanten`` (elsewhere it did not learn to leave expert's answer: the seat saves
     the scoring)."""
     M = float64_ptr(model_address)
-    if min(shanten_of(tab, prepare(tab, view, np.int64(0))), 8) > M[P_MAX_SHANTEN]:   # features: shanten_now
+    st = prepare(tab, view, np.int64(0))
+    if min(shanten_of(tab, st), 8) > M[P_MAX_SHANTEN]:   # features: shanten_now
         return own
     if q == Q_TURN:
         if view[V_LOCKED] and not view[V_CAN_WIN] and not view[V_KONG_MASK]:
             return own
-        discards = np.int64(0) if view[V_LOCKED] else ranked_discards(tab, view, own, keep)
-        kongs = view[V_KONG_MASK]
+        limit = _own_shanten(tab, view, st, own)
+        discards = np.int64(0) if view[V_LOCKED] else ranked_discards(tab, view, st, own, keep, limit)
+        kongs = np.int64(0)
+        for t in range(N_KINDS):
+            if (view[V_KONG_MASK] >> t) & 1 and A_KONG + t != own and \
+                    min(kong_shanten(tab, view, st, np.int64(t)), 8) <= limit:
+                kongs |= np.int64(1) << t
         win = view[V_CAN_WIN] != 0 and own != A_WIN
         if not (discards or kongs or win):
             return own
@@ -110,7 +144,7 @@ def choose(tab, view, q, own, model_address, margin, keep):
             if p > best_p:
                 best_p, best = p, np.int64(A_WIN)
         for t in range(N_KINDS):
-            if (kongs >> t) & 1 and A_KONG + t != own:
+            if (kongs >> t) & 1:
                 p = _score(tab, view, q, np.int64(A_KONG + t), own, deadly, ready, M, X, own_block)
                 if p > best_p:
                     best_p, best = p, np.int64(A_KONG + t)

@@ -106,3 +106,41 @@ def test_bare_learned_plays_the_shipped_model_of_the_tables_rules():
         res = run_batch(preset(rules), fns, 2, 0, 200, check=True)
         ref = run_batch(preset(rules), seat_functions(parse_seats("expert")), 2, 0, 200)
         assert (res.seat[:, :, S_NET] != ref.seat[:, :, S_NET]).any()   # it is not expert
+
+
+def test_the_discards_a_seat_scores_are_the_rows_it_was_trained_on():
+    """``features.scored`` (the rows ``sichuan learn`` trains and is judged on) and the seat's own
+    gate (``learned.ranked_discards``, given expert's answer's shanten) keep the same discards: at
+    every turn of hands in both bloods, every legal discard but expert's is ranked (keep 14) exactly
+    when its feature row is scored."""
+    from simcore.contract.tiles import N_RANKS
+    from strategies.core import prepare
+    from strategies.expert import expert
+    from strategies.features import scored
+    from strategies.learned import _own_shanten, ranked_discards
+
+    tab = load_tables()
+    players = seat_functions(parse_seats("learned"))
+    checked = 0
+    for g in (2, 5):
+        for _, S in stopped_points(preset("flow" if g == 5 else "battle"), players, 4, g):
+            if pose(S, 0) != vw.Q_TURN:
+                continue
+            v = view_in(S, 0).copy()
+            if v[vw.V_LOCKED]:
+                continue
+            v[vw.V_SCRATCH:vw.V_SCRATCH + vw.N_SCRATCH] = 0
+            v[vw.V_PARAMS:vw.V_PARAMS + vw.N_PARAMS] = np.asarray(seat_functions(parse_seats("expert")).setup)[:vw.N_PARAMS]
+            own = np.int64(expert(np.int64(vw.Q_TURN), v.copy(), tab))
+            void, must = v[vw.V_VOID + v[vw.V_ME]], v[vw.V_MUST_VOID]
+            legal = [t for t in range(27) if v[vw.V_HAND + t] and t != own and not (must and t // N_RANKS != void)]
+            if not legal:
+                continue
+            rows = view_features(tab, v.copy(), np.array([own, *legal], np.int64), own)
+            want = {t for t, keep in zip(legal, scored(rows[1:], 8)) if keep}
+            w = v.copy()
+            st = prepare(tab, w, np.int64(0))
+            got = ranked_discards(tab, w, st, own, np.int64(14), _own_shanten(tab, w, st, own))
+            assert {t for t in range(27) if (got >> t) & 1} == want
+            checked += 1
+    assert checked > 10
