@@ -31,10 +31,14 @@ import click
 import numpy as np
 
 QUESTIONS_OF_PLAY = ("turn", "claim", "rob")
+# the question a model answers (``strategies.models.DECISIONS``) -> the dataset questions it learns from
+QUESTIONS = {"play": QUESTIONS_OF_PLAY, "exchange": ("exchange",), "void": ("void",)}
 MARGINS = (0.0, 0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1.0, 1.5, 2.0)
 # the model's size and where it is consulted: a prediction walks every tree, so the trees set the
 # learned seat's speed (README: Learned players, what the sizes cost and gain)
 MAX_ITER, LEAVES, LEARNING_RATE = 150, 31, 0.15
+# (trees, leaves) by question: an exchange or void decision comes once a hand, with far fewer rows
+SIZES = {"play": (MAX_ITER, LEAVES), "exchange": (60, 15), "void": (60, 15)}
 MAX_SHANTEN = 0   # search's gain over expert at decisions one or more from ready hardly shows in the labels
 
 
@@ -43,23 +47,39 @@ class LearnError(ValueError):
 
 
 def _expert_params() -> np.ndarray:
-    """expert's play parameters at their defaults, as a view's first parameter group holds them."""
+    """expert's parameters at their defaults (play, exchange, void), as a view's three parameter
+    groups hold them."""
     from simcore.contract.view import N_PARAMS
     from strategies.registry import parse_seats, seat_functions
 
-    return np.asarray(seat_functions(parse_seats("expert")).setup)[:N_PARAMS].copy()
+    return np.asarray(seat_functions(parse_seats("expert")).setup)[:3 * N_PARAMS].copy()
 
 
-def decision_rows(directory, log=None):
-    """(features, advantages, hands, decision ids, preset) of every judged decision of play in a
-    dataset directory, read a part at a time."""
+def feature_layout(decision: str):
+    """(feature function, version, names) of the features a model of ``decision`` reads."""
+    if decision == "exchange":
+        from strategies.deal_features import EXCHANGE_FEATURE_VERSION, EXCHANGE_NAMES, exchange_features
+        return exchange_features, EXCHANGE_FEATURE_VERSION, EXCHANGE_NAMES
+    if decision == "void":
+        from strategies.deal_features import VOID_FEATURE_VERSION, VOID_NAMES, void_features
+        return void_features, VOID_FEATURE_VERSION, VOID_NAMES
+    from strategies.features import FEATURE_VERSION, NAMES, view_features
+    return view_features, FEATURE_VERSION, NAMES
+
+
+def decision_rows(directory, log=None, decision: str = "play"):
+    """(features, advantages, hands, decision ids, preset) of every judged decision of
+    ``decision``'s questions in a dataset directory, read a part at a time."""
     import pyarrow.parquet as pq
 
     from simcore.contract.actions import answer_of
     from simcore.contract.tables import load_tables
-    from simcore.contract.view import N_PARAMS, N_SCRATCH, V_PARAMS, V_QUESTION, V_SCRATCH, V_TILE, upgrade_view
+    from simcore.contract.view import N_PARAMS, N_SCRATCH, Q_EXCHANGE, V_PARAMS, V_QUESTION, V_SCRATCH, V_TILE, \
+        upgrade_view
     from simcore.env.dataset import MANIFEST, DatasetError
-    from strategies.features import view_features
+
+    features_of, _, _ = feature_layout(decision)
+    questions = QUESTIONS[decision]
 
     directory = Path(directory)
     try:
@@ -82,14 +102,15 @@ def decision_rows(directory, log=None):
             raise DatasetError(f"{directory} was written before datasets kept views; record it again")
         d = t.to_pydict()
         for h, q, cands, vals, raw in zip(d["hand"], d["question"], d["candidates"], d["candidate_values"], d["view"]):
-            if cands is None or raw is None or q not in QUESTIONS_OF_PLAY or len(cands) < 2:
+            if cands is None or raw is None or q not in questions or len(cands) < 2:
                 continue
             view = upgrade_view(np.frombuffer(raw, "<i8"), version)   # a dataset of an older layout reads too
-            view[V_PARAMS:V_PARAMS + N_PARAMS] = params
+            view[V_PARAMS:V_PARAMS + 3 * N_PARAMS] = params
             view[V_SCRATCH:V_SCRATCH + N_SCRATCH] = 0
             qn = view[V_QUESTION]
-            answers = np.array([answer_of(qn, np.int64(a), view[V_TILE]) for a in cands], np.int64)
-            f = view_features(tab, view, answers, answers[0])
+            answers = np.array([a if qn == Q_EXCHANGE else answer_of(qn, np.int64(a), view[V_TILE]) for a in cands],
+                               np.int64)   # an exchange's candidates are its packed picks
+            f = features_of(tab, view, answers, answers[0])
             v = np.asarray(vals, np.float64)
             xs.append(f[1:])
             ys.append(v[1:] - v[0])
@@ -99,8 +120,9 @@ def decision_rows(directory, log=None):
         if log:
             log(f"{directory.name}: {part.name}, {n_dec:,} decisions")
     if not xs:
-        raise LearnError(f"{directory} holds no judged decision of play (record a searching seat: "
-                         f"sichuan dataset --seats \"search,expert,expert,expert\" --record 0)")
+        seat = {"play": "search", "exchange": "expert+exchange=search", "void": "expert+void=search"}[decision]
+        raise LearnError(f"{directory} holds no judged {decision} decision (record a searching seat: "
+                         f"sichuan dataset --seats \"{seat},expert,expert,expert\" --record 0)")
     return np.concatenate(xs), np.concatenate(ys), np.concatenate(hands), np.concatenate(ids), preset
 
 
@@ -117,17 +139,24 @@ def _gain(pred, y, ids, margin):
     return gain, changed, len(dec)
 
 
-def train(datasets, out, max_iter: int = MAX_ITER, leaves: int = LEAVES, log=None, command: str | None = None,
-          max_shanten: int = MAX_SHANTEN) -> dict:
-    """Train a model on the datasets and write it to ``out``; returns its header. ``max_shanten``:
-    the model learns, and is consulted at, only decisions whose hand is at most this far from ready
-    (``models``: the header's ``max_shanten``); elsewhere it keeps expert's answer."""
+def train(datasets, out, max_iter: int | None = None, leaves: int | None = None, log=None, command: str | None = None,
+          max_shanten: int = MAX_SHANTEN, decision: str = "play") -> dict:
+    """Train a model of ``decision``'s question (play, exchange or void) on the datasets and write
+    it to ``out``; returns its header. ``max_shanten`` (play only): the model learns, and is
+    consulted at, only decisions whose hand is at most this far from ready (``models``: the
+    header's ``max_shanten``); elsewhere it keeps expert's answer. ``max_iter`` and ``leaves``:
+    the question's defaults (``SIZES``) where None."""
     from sklearn.ensemble import HistGradientBoostingRegressor
 
-    from strategies.features import FEATURE_VERSION, NAMES, N_FEATURES, scored
-    from strategies.models import from_sklearn, save
+    from strategies.features import scored
+    from strategies.models import NO_GATE, from_sklearn, save
 
-    parts = [decision_rows(d, log) for d in datasets]
+    _, feature_version, names = feature_layout(decision)
+    max_iter = max_iter or SIZES[decision][0]
+    leaves = leaves or SIZES[decision][1]
+    if decision != "play":
+        max_shanten = NO_GATE   # an exchange or void model is consulted at every such question
+    parts = [decision_rows(d, log, decision) for d in datasets]
     presets = {p[4] for p in parts}
     if len(presets) != 1:
         raise LearnError(f"the datasets were played under different rules ({', '.join(sorted(map(str, presets)))}); "
@@ -137,7 +166,7 @@ def train(datasets, out, max_iter: int = MAX_ITER, leaves: int = LEAVES, log=Non
     hands = np.concatenate([p[2] for p in parts])
     ids = np.concatenate([p[3] + 10_000_000 * k for k, p in enumerate(parts)])
     fold = hands % 10
-    near = scored(x, max_shanten)   # the rows a learned seat scores
+    near = scored(x, max_shanten) if decision == "play" else np.ones(len(x), bool)   # the rows a seat scores
     tr, va, te = (fold >= 2) & near, fold == 1, fold == 0
     if tr.sum() < 50 or va.sum() == 0 or te.sum() == 0:
         raise LearnError(f"too few judged decisions to train and test on ({len(np.unique(ids)):,}); record more hands")
@@ -159,7 +188,8 @@ def train(datasets, out, max_iter: int = MAX_ITER, leaves: int = LEAVES, log=Non
     r2 = 1.0 - ((est.predict(x[tn]) - y[tn]) ** 2).mean() / max(y[tn].var(), 1e-12)
     baseline, arrays = from_sklearn(est)
     header = {
-        "kind": "gbdt", "feature_version": FEATURE_VERSION, "n_features": N_FEATURES, "features": list(NAMES),
+        "kind": "gbdt", "decision": decision, "feature_version": feature_version, "n_features": len(names),
+        "features": list(names),
         "preset": next(iter(presets)), "baseline": baseline, "margin": margin, "max_shanten": int(max_shanten),
         "training": {"datasets": [str(d) for d in datasets], "rows": int(tr.sum()), "command": command,
                      "seconds": round(seconds, 1), "trees": int(est.n_iter_), "leaves": leaves,
@@ -176,25 +206,34 @@ def train(datasets, out, max_iter: int = MAX_ITER, leaves: int = LEAVES, log=Non
 @click.command("learn", context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("datasets", nargs=-1, required=True, metavar="DATASET...")
 @click.option("--out", "out", required=True, metavar="FILE", help="The model file to write (.npz).")
-@click.option("--max-iter", type=click.IntRange(min=1), default=MAX_ITER, show_default=True,
-              help="Trees at most (each prediction walks them all: fewer plays faster).")
-@click.option("--leaves", type=click.IntRange(min=2), default=LEAVES, show_default=True, help="Leaves a tree at most.")
+@click.option("--decision", type=click.Choice(list(QUESTIONS)), default="play", show_default=True,
+              help="The question the model answers: play (a learned seat), exchange (exchange=learned) or "
+                   "void (void=learned).")
+@click.option("--max-iter", type=click.IntRange(min=1), default=None,
+              help=f"Trees at most (each prediction walks them all: fewer plays faster) [default: {MAX_ITER} for "
+                   f"play, {SIZES['exchange'][0]} for exchange and void].")
+@click.option("--leaves", type=click.IntRange(min=2), default=None,
+              help=f"Leaves a tree at most [default: {LEAVES} for play, {SIZES['exchange'][1]} for exchange and void].")
 @click.option("--max-shanten", type=click.IntRange(-1, 8), default=MAX_SHANTEN, show_default=True,
-              help="Learn and consult the model only at decisions at most this far from ready (8: everywhere).")
+              help="Play: learn and consult the model only at decisions at most this far from ready (8: everywhere).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines on stderr.")
-def learn(datasets, out, max_iter, leaves, max_shanten, quiet):
+def learn(datasets, out, decision, max_iter, leaves, max_shanten, quiet):
     """Train a learned player's model from search-labelled decision datasets.
 
     Each DATASET is a `sichuan dataset` directory whose recorded seat searched (its judged
     decisions keep their candidates, values and views). The model learns each candidate's
-    advantage over expert's answer from features of expert's own machinery; the file (README:
-    Learned players) holds the trees, the margin chosen on validation hands and the test hands'
-    metrics. Seat it with `--seats "learned[model=FILE]"`.
+    advantage over the expert's answer from features of the expert's own machinery; the file
+    (README: Learned players) holds the trees, the margin chosen on validation hands and the test
+    hands' metrics. Seat it with `--seats "learned[model=FILE]"` (play), or as
+    `+exchange=learned[model=FILE]` / `+void=learned[model=FILE]`.
 
     \b
-    Example:
+    Examples:
         sichuan dataset --seats "search,expert,expert,expert" --record 0 --hands 2000 --out runs/ds
         sichuan learn runs/ds --out runs/battle.npz
+        sichuan dataset --seats "expert+exchange=search+void=search,expert,expert,expert" --record 0 \\
+            --hands 2000 --out runs/xv
+        sichuan learn runs/xv --decision exchange --out runs/battle-exchange.npz
     """
     from simcore.env.dataset import DatasetError
     from strategies.models import ModelError
@@ -202,7 +241,7 @@ def learn(datasets, out, max_iter, leaves, max_shanten, quiet):
     log = None if quiet else (lambda m: print(m, file=sys.stderr, flush=True))
     try:
         header = train(list(datasets), out, max_iter, leaves, log, shlex.join(["sichuan", "learn", *sys.argv[2:]]),
-                       max_shanten)
+                       max_shanten, decision)
     except (LearnError, DatasetError, ModelError) as exc:
         raise click.ClickException(str(exc).splitlines()[0]) from None
     m = header["metrics"]

@@ -21,7 +21,8 @@ from pathlib import Path
 NOTEBOOK_DIR = Path(__file__).resolve().parents[1] / "notebooks"
 ENV = "SICHUAN_RUNS"
 # `make notebooks`: small but not silly (about a minute of engine time on 2 cores)
-SMALL = {"exchange": 20_000, "exchange-efficient": 20_000, "void": 20_000, "void-efficient": 20_000,
+SMALL = {"exchange": 20_000, "exchange-efficient": 20_000, "exchange-learned": 20_000, "void": 20_000,
+         "void-efficient": 20_000, "void-learned": 20_000,
          "flower-pigs": 40_000, "battle-vs-flow": 40_000, "rule-sets": 20_000}
 SMALL_SEED = 0
 

@@ -29,8 +29,9 @@ from typing import Any
 from simcore.contract.messages import one_line as _one_line
 
 SPEC_DIR = Path(__file__).resolve().parent
-# the seven questions the notebooks and the README's findings answer
-SURVEY = ("exchange", "exchange-efficient", "void", "void-efficient", "flower-pigs", "battle-vs-flow", "rule-sets")
+# the questions the notebooks and the README's findings answer (exchange and void of three fields)
+SURVEY = ("exchange", "exchange-efficient", "exchange-learned", "void", "void-efficient", "void-learned", "flower-pigs",
+          "battle-vs-flow", "rule-sets")
 # every spec in this folder (`sichuan experiment list`; tests/experiments holds it to the folder): the survey's,
 # and expert-pigs, a run that stops at a precision (its pilot alone is 800,000 expert hands)
 SHIPPED = SURVEY + ("expert-pigs",)

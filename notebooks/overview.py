@@ -14,16 +14,18 @@
 # %% [markdown]
 # # Overview: what the shipped experiments say
 #
-# Seven experiments (`sichuan experiment list` also gives `expert-pigs`, a run that pins expert's
-# pig rate, run on its own); the exchange and void questions are asked of an `expert` and of an
-# `efficient` field:
+# Nine experiments (`sichuan experiment list` also gives `expert-pigs`, a run that pins expert's
+# pig rate, run on its own); the exchange and void questions are asked of an `expert`, an
+# `efficient` and a `learned` field:
 #
 # | experiment | notebook | question |
 # |---|---|---|
 # | `exchange` | `policies.py` | which three tiles to pass (duplicate, against an `expert` field) |
 # | `exchange-efficient` | (`policies.py` with `SICHUAN_EXPERIMENT=exchange-efficient`) | the same against an `efficient` field |
+# | `exchange-learned` | (`policies.py` with `SICHUAN_EXPERIMENT=exchange-learned`) | the same against a `learned` field |
 # | `void` | `policies.py` with `SICHUAN_EXPERIMENT=void` | which suit to declare void (duplicate, against an `expert` field) |
 # | `void-efficient` | (`policies.py` with `SICHUAN_EXPERIMENT=void-efficient`) | the same against an `efficient` field |
+# | `void-learned` | (`policies.py` with `SICHUAN_EXPERIMENT=void-learned`) | the same against a `learned` field |
 # | `flower-pigs` | `flower_pigs.py` | how often a seat ends as a flower pig, by void policy x play x preset, and the cost |
 # | `battle-vs-flow` | `battle_vs_flow.py` | spread and tails per hand and per 8-hand match, and where the points go |
 # | `rule-sets` | `rule_sets.py` | what each of the five presets rewards: points moved, payment reasons, fan patterns, exhausted walls |
@@ -60,7 +62,8 @@ pd.DataFrame([{"experiment": n, "kind": r["kind"], "seed": r["seed"], "hands pla
 # ## Strategy choices in duplicate: every arm against its baseline
 
 # %%
-rows = [(n, r) for n in ("exchange", "exchange-efficient", "void", "void-efficient") if n in reports
+rows = [(n, r) for n in ("exchange", "exchange-efficient", "exchange-learned", "void", "void-efficient", "void-learned")
+        if n in reports
         for r in reports[n]["rows"] if not r["baseline"]]
 # An arm far from its baseline (a random policy, several points a hand) would squash the close ones
 # (hundredths) into a dot: those get a panel of their own, on their own scale.

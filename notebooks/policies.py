@@ -16,7 +16,8 @@
 #
 # Two questions with one analysis. **Exchange**: which three tiles to pass before play.
 # **Void**: which suit to declare missing after it. Each shipped experiment (`exchange`,
-# `exchange-efficient`, `void`, `void-efficient`) compares policies with everything else fixed;
+# `exchange-efficient`, `exchange-learned`, `void`, `void-efficient`, `void-learned`) compares
+# policies with everything else fixed;
 # set `SICHUAN_EXPERIMENT` (or `NAME` below) to the one to read (`make notebooks` writes a report
 # for `exchange` and one for `void`).
 #
@@ -31,7 +32,7 @@ from pathlib import Path
 
 # Where the experiment directories are: `make notebooks` writes runs/notebooks/<experiment>.
 RUNS = Path(os.environ.get("SICHUAN_RUNS", "../runs/notebooks"))
-NAME = os.environ.get("SICHUAN_EXPERIMENT", "exchange")   # exchange, exchange-efficient, void or void-efficient
+NAME = os.environ.get("SICHUAN_EXPERIMENT", "exchange")   # exchange or void, each with -efficient or -learned
 EXPERIMENT = RUNS / NAME
 
 # %%
@@ -40,13 +41,15 @@ QUESTIONS = {
 (`experiments/exchange.toml`) compares four policies with everything else fixed (play and
 void `expert`): **expert** (the three whose passing leaves the best plan, the field's own
 policy and the baseline), **shortest** (three of the shortest suit), **random** (a random
-suit) and **keep-pairs**; `exchange-efficient` asks the same of an efficient field."""},
+suit) and **keep-pairs**; `exchange-efficient` asks the same of an efficient field,
+`exchange-learned` of a learned one."""},
     "void": {"title": "Void policy vs the baseline", "intro": """After the exchange every seat names a suit it will not win with; it must discard every tile of
 that suit first, and one still holding such a tile when the wall runs out is a flower pig. The
 experiment `void` (`experiments/void.toml`) compares four void policies with everything else
 fixed (play and exchange `expert`): **expert** (the suit whose voiding leaves the best plan,
 the field's own policy and the baseline), **fewest** (the suit with the fewest tiles),
-**weakest** and **random**; `void-efficient` asks the same of an efficient field."""},
+**weakest** and **random**; `void-efficient` asks the same of an efficient field, `void-learned`
+of a learned one."""},
 }
 QUESTION = NAME.split("-")[0]
 display_intro = QUESTIONS[QUESTION]["intro"]

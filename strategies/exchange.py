@@ -7,12 +7,14 @@ suits leave a suit of five or more).
 from __future__ import annotations
 
 import numba as nb
+import numpy as np
 
 from simcore.contract.evaluate import regular_shanten_codes
 from simcore.contract.nrt import nonneg
 from simcore.contract.tiles import N_RANKS, N_SUITS
 from simcore.contract.view import Q_EXCHANGE, V_HAND, pack3, param_int, rand_below, unpack3
 
+from strategies.core import isolation
 from strategies.params import Param, parameters
 
 
@@ -272,3 +274,27 @@ def _plans_within(tab, view, longest, void_cost, flush_bonus, pair_bonus, triple
                     if cost < best:
                         best, best_pick = cost, pack3(a, b, c)
     return best_pick
+
+
+@nb.njit(cache=True, _nrt=False)
+def isolated_three(view, s):
+    """The three most isolated tiles of suit s (``core.isolation``; the seat holds at least three):
+    what the search and the learned exchange judge of a suit other than the policy's own."""
+    p0 = np.int64(-1)
+    p1 = np.int64(-1)
+    p2 = np.int64(-1)
+    for i in range(3):
+        best = np.int64(-1)
+        best_iso = 1 << 30
+        for t in range(N_RANKS * s, N_RANKS * s + N_RANKS):
+            left = view[V_HAND + t] - (1 if p0 == t else 0) - (1 if p1 == t else 0)
+            if left > 0 and isolation(view, np.int64(t)) < best_iso:
+                best_iso = isolation(view, np.int64(t))
+                best = np.int64(t)
+        if i == 0:
+            p0 = best
+        elif i == 1:
+            p1 = best
+        else:
+            p2 = best
+    return pack3(p0, p1, p2)

@@ -21,14 +21,22 @@ import numba as nb
 import numpy as np
 
 from simcore.contract.nrt import address_of, data_ptr, float64_ptr, int64_ptr
-from simcore.contract.tiles import N_KINDS, N_RANKS
+from simcore.contract.tiles import N_KINDS, N_RANKS, N_SUITS
 from simcore.contract.view import (A_KONG, A_WIN, C_KONG, C_PASS, C_PUNG, C_WIN, Q_CLAIM, Q_ROB, Q_TURN,
                                    V_CAN_KONG, V_CAN_PUNG, V_CAN_WIN, V_HAND, V_KONG_MASK, V_LOCKED, V_ME,
-                                   V_MUST_VOID, V_SCRATCH, V_VOID, V_FLOW, own_param_float, own_param_int)
+                                   V_MUST_VOID, V_SCRATCH, V_VOID, V_FLOW, own_param_float, own_param_int,
+                                   unpack3)
 from strategies.core import (INF, NO_KEY, NO_TILE, discard_shantens, live_draws, near_mask, plus_classes, prepare,
                              shanten_moved, shanten_of, ukeire, ukeire_fast)
 from strategies.features import (C0, D0, FEATURE_VERSION, N_CANDIDATE, N_FEATURES, candidate_features,
                                  decision_features, delta, kong_shanten)
+from strategies import exchange as _exchange
+from strategies import void as _void
+from strategies.deal_features import (EX_C0, EX_D0, EXCHANGE_DELTA_OF, EXCHANGE_FEATURE_VERSION, N_EXCHANGE,
+                                      N_EXCHANGE_CANDIDATE, N_VOID, N_VOID_CANDIDATE, VO_C0, VO_D0, VOID_DELTA_OF,
+                                      VOID_FEATURE_VERSION, deal_delta, exchange_candidate, exchange_decision,
+                                      void_candidate, void_decision)
+from strategies.exchange import isolated_three, suit_count
 from strategies.expert import SCR_PLUS, SCR_SHANTEN, expert
 from strategies.models import P_MARGIN, P_MAX_SHANTEN, predict
 from strategies.params import Param, wraps
@@ -183,3 +191,100 @@ def learned(q, view, tab):
     if margin < 0.0:
         margin = float64_ptr(address)[P_MARGIN]
     return choose(tab, view, q, own, address, margin, own_param_int(view, 2))
+
+
+# -- the exchange and void policies (``exchange=learned``, ``void=learned``) -------------------------
+# Their feature row and the expert policy's answer's block sit at the start of the scratch, which
+# the engine zeroes each hand before the exchange; they clear it again, so the play finds it zeroed.
+SCR_DEAL_X = V_SCRATCH
+SCR_DEAL_OWN = V_SCRATCH + max(N_EXCHANGE, N_VOID)
+DEAL_SCRATCH = max(N_EXCHANGE, N_VOID) + max(N_EXCHANGE_CANDIDATE, N_VOID_CANDIDATE)
+
+
+@nb.njit(cache=True, _nrt=False)
+def _deal_model(view):
+    """(the model's address for the table's blood or 0, the margin) of a learned exchange or void
+    policy (its own parameters: the model, then the margin)."""
+    models = own_param_int(view, 0)
+    if models == 0:
+        return np.int64(0), 0.0
+    address = int64_ptr(models)[1 if view[V_FLOW] else 0]
+    margin = own_param_float(view, 1)
+    if address != 0 and margin < 0.0:
+        margin = float64_ptr(address)[P_MARGIN]
+    return address, margin
+
+
+@nb.njit(cache=True, _nrt=False)
+def _clear_deal_scratch(view):
+    for i in range(DEAL_SCRATCH):
+        view[V_SCRATCH + i] = 0
+
+
+@wraps(_exchange.plans,
+       Param.model("model", "the exchange model file it plays (sichuan learn --decision exchange)",
+                   EXCHANGE_FEATURE_VERSION, N_EXCHANGE, "exchange"),
+       Param.float("margin", -1.0, -1.0, 1000.0, "passes another suit's three only when their predicted advantage "
+                   "over expert's pick exceeds this many points (-1: the model's own)"),
+       scratch=DEAL_SCRATCH)
+@nb.njit(cache=True, _nrt=False)
+def learned_exchange(q, view, tab):
+    """expert's exchange, corrected by a model trained from search: of expert's pick and each other
+    eligible suit's three most isolated tiles, passes the one the model predicts best by more than
+    the margin."""
+    own = _exchange.plans(q, view, tab)
+    address, margin = _deal_model(view)
+    if address == 0:
+        return own
+    M = float64_ptr(address)
+    base = address_of(data_ptr(view))
+    X = float64_ptr(base + 8 * SCR_DEAL_X)
+    own_block = float64_ptr(base + 8 * SCR_DEAL_OWN)
+    exchange_decision(tab, view, X)
+    exchange_candidate(tab, view, own, own, own_block, np.int64(0))
+    own_suit = unpack3(own)[0] // N_RANKS
+    best, best_p = own, margin
+    for s in range(N_SUITS):
+        if s == own_suit or suit_count(view, s) < 3:
+            continue
+        pick = isolated_three(view, np.int64(s))
+        exchange_candidate(tab, view, pick, own, X, np.int64(EX_C0))
+        deal_delta(X, own_block, np.int64(EX_D0), np.int64(EX_C0), EXCHANGE_DELTA_OF)
+        p = predict(M, X)
+        if p > best_p:
+            best, best_p = pick, p
+    _clear_deal_scratch(view)
+    return best
+
+
+@wraps(_void.plans,
+       Param.model("model", "the void model file it plays (sichuan learn --decision void)",
+                   VOID_FEATURE_VERSION, N_VOID, "void"),
+       Param.float("margin", -1.0, -1.0, 1000.0, "voids another suit only when its predicted advantage over "
+                   "expert's suit exceeds this many points (-1: the model's own)"),
+       scratch=DEAL_SCRATCH)
+@nb.njit(cache=True, _nrt=False)
+def learned_void(q, view, tab):
+    """expert's void, corrected by a model trained from search: of the three suits, voids the one
+    the model predicts best by more than the margin over expert's."""
+    own = _void.plans(q, view, tab)
+    address, margin = _deal_model(view)
+    if address == 0:
+        return own
+    M = float64_ptr(address)
+    base = address_of(data_ptr(view))
+    X = float64_ptr(base + 8 * SCR_DEAL_X)
+    own_block = float64_ptr(base + 8 * SCR_DEAL_OWN)
+    void_decision(tab, view, X)
+    void_candidate(tab, view, own, own, own_block, np.int64(0))
+    best, best_p = own, margin
+    for s in range(N_SUITS):
+        if s == own:
+            continue
+        void_candidate(tab, view, np.int64(s), own, X, np.int64(VO_C0))
+        deal_delta(X, own_block, np.int64(VO_D0), np.int64(VO_C0), VOID_DELTA_OF)
+        p = predict(M, X)
+        if p > best_p:
+            best, best_p = np.int64(s), p
+    _clear_deal_scratch(view)
+    return best

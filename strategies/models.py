@@ -38,6 +38,7 @@ from simcore.contract.rules import PRESETS, preset as preset_rules
 
 FORMAT = "sichuan-model"
 FORMAT_VERSION = 1
+DECISIONS = ("play", "exchange", "void")   # the question a model answers (its header's ``decision``)
 ARRAYS = ("feature", "threshold", "left", "right", "value", "roots")
 # the packed array: [0] trees, [1] features, [2] baseline, [3] the margin, [4] nodes, [5] the
 # largest shanten it is consulted at, then the roots,
@@ -118,6 +119,9 @@ def _check(path: Path, header: dict, arrays: dict) -> None:
     if header.get("format_version") != FORMAT_VERSION:
         raise ModelError(f"model file {name!r} has format version {header.get('format_version')}; this version "
                          f"reads {FORMAT_VERSION}")
+    if header.get("decision", "play") not in DECISIONS:
+        raise ModelError(f"model file {name!r} answers {header.get('decision')!r}; this version reads models of "
+                         f"{', '.join(DECISIONS)}")
     if header.get("kind") != "gbdt":
         raise ModelError(f"model file {name!r} holds a {header.get('kind')!r} model; this version reads gbdt")
     n = len(arrays["feature"])
@@ -180,12 +184,15 @@ def pack(header: dict, arrays: dict) -> np.ndarray:
     return out
 
 
-def load(path, preset: str | None = None, feature_version: int | None = None) -> Model:
-    """Read and check a model file (and that it was trained for ``preset`` and on features of
-    ``feature_version``, when given)."""
+def load(path, preset: str | None = None, feature_version: int | None = None, decision: str | None = None) -> Model:
+    """Read and check a model file (and that it was trained for ``preset``, on features of
+    ``feature_version``, and answers ``decision``, when given)."""
     path = Path(path)
     header, arrays, digest = _read(path)
     _check(path, header, arrays)
+    if decision is not None and header.get("decision", "play") != decision:
+        raise ModelError(f"model file {str(path)!r} answers the {header.get('decision', 'play')} question, not the "
+                         f"{decision} one (train it with sichuan learn --decision {decision})")
     if feature_version is not None and header.get("feature_version") != feature_version:
         raise ModelError(f"model file {str(path)!r} reads features of version {header.get('feature_version')}; "
                          f"this version computes version {feature_version} (train it again)")
@@ -195,7 +202,7 @@ def load(path, preset: str | None = None, feature_version: int | None = None) ->
     return Model(str(path), header, packed, digest, _digest(packed.tobytes()))
 
 
-SHIPPED = Path(__file__).resolve().parent / "models"   # <preset>.npz, made by `make models`
+SHIPPED = Path(__file__).resolve().parent / "models"   # <preset>[-decision].npz, made by `make models`
 SHIPPED_FOR = ("battle", "flow")   # the blood battle presets play battle's, blood flow flow's
 # model text -> (model set array, its models, the digests of the files they were read from): alive
 # for the process; a set whose file changed since is read again, the old one kept in _RETIRED
@@ -204,48 +211,52 @@ _KEPT: dict[str, tuple] = {}
 _RETIRED: list = []
 
 
-def shipped_path(preset: str) -> Path:
-    return SHIPPED / f"{preset}.npz"
+def shipped_path(preset: str, decision: str = "play") -> Path:
+    """The shipped model of a preset for a question: ``<preset>.npz`` for play, else
+    ``<preset>-<decision>.npz``."""
+    return SHIPPED / (f"{preset}.npz" if decision == "play" else f"{preset}-{decision}.npz")
 
 
-def files_of(text: str) -> list[Path]:
+def files_of(text: str, decision: str = "play") -> list[Path]:
     """The files a model text reads: the file it names, or the shipped ones (``SHIPPED_FOR``)."""
-    return [Path(text)] if text else [shipped_path(p) for p in SHIPPED_FOR]
+    return [Path(text)] if text else [shipped_path(p, decision) for p in SHIPPED_FOR]
 
 
-def _on_disk(text: str) -> tuple:
-    return tuple(file_digest(f) if f.is_file() else None for f in files_of(text))
+def _on_disk(text: str, decision: str) -> tuple:
+    return tuple(file_digest(f) if f.is_file() else None for f in files_of(text, decision))
 
 
-def model_set(text: str) -> tuple[np.ndarray, list]:
+def model_set(text: str, decision: str = "play") -> tuple[np.ndarray, list]:
     """The models a ``learned`` seat plays, as the int64 array its view's slot points at:
     [the blood-battle model's address, the blood-flow model's] (0 where none), each a packed
     model kept for the process. ``text``: a model file (played under both), or "" for the shipped
     models. A file rewritten since it was kept is read again: a run records the digest of the
     file it plays (``models_of``), so what it plays must be what the file holds."""
-    kept = _KEPT.get(text)
-    if kept is None or kept[2] != _on_disk(text):
+    key = (text, decision)
+    kept = _KEPT.get(key)
+    if kept is None or kept[2] != _on_disk(text, decision):
         if kept is not None:
             _RETIRED.append(kept)
         if text:
-            m = load(text)
+            m = load(text, decision=decision)
             chosen, read = [m, m], (m.digest,)
         else:
-            chosen = [load(shipped_path(p)) if shipped_path(p).is_file() else None for p in SHIPPED_FOR]
+            files = files_of("", decision)
+            chosen = [load(f, decision=decision) if f.is_file() else None for f in files]
             read = tuple(m.digest if m is not None else None for m in chosen)
         addresses = np.array([m.packed.ctypes.data if m is not None else 0 for m in chosen], np.int64)
-        _KEPT[text] = (addresses, chosen, read)
-    return _KEPT[text][:2]
+        _KEPT[key] = (addresses, chosen, read)
+    return _KEPT[key][:2]
 
 
-def model_set_address(text: str) -> int:
+def model_set_address(text: str, decision: str = "play") -> int:
     """The address a seat's parameter slot holds for the model text (``model_set``)."""
-    return int(model_set(text)[0].ctypes.data)
+    return int(model_set(text, decision)[0].ctypes.data)
 
 
-def models_of(text: str) -> list:
+def models_of(text: str, decision: str = "play") -> list:
     """The models (``Model`` or None) of a model text, battle's then flow's."""
-    return model_set(text)[1]
+    return model_set(text, decision)[1]
 
 
 def variant_of(header: dict) -> str | None:

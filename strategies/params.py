@@ -71,13 +71,20 @@ class Param:
         return Param(name, "choice", default, tuple(choices), doc)
 
     @staticmethod
-    def model(name: str, doc: str, feature_version: int | None = None, n_features: int | None = None) -> "Param":
+    def model(name: str, doc: str, feature_version: int | None = None, n_features: int | None = None,
+              decision: str = "play") -> "Param":
         """A model file (``strategies.models``); its default, "", is the shipped model for the
         table's rules. The view's slot holds the address of the models the seat plays (the
         registry keeps them for the process). ``feature_version`` and ``n_features``: the features
         the strategy computes, which a file must read (else it is refused when the seat is parsed:
-        its trees would read other features, or past the row)."""
-        return Param(name, "model", "", (feature_version, n_features), doc)
+        its trees would read other features, or past the row); ``decision``: the question it
+        answers (``models.DECISIONS``), which the file's header must name."""
+        return Param(name, "model", "", (feature_version, n_features, decision), doc)
+
+    @property
+    def decision(self) -> str:
+        """A model parameter's question (``models.DECISIONS``)."""
+        return self.allowed[2]
 
     def parse(self, text: str, owner: str):
         """The typed value of ``text`` (a seat spec's), checked against the range or choices (a
@@ -88,9 +95,9 @@ class Param:
             if t:
                 from strategies.models import ModelError, load
 
-                version, n = self.allowed or (None, None)
+                version, n, decision = self.allowed
                 try:
-                    m = load(t, feature_version=version)
+                    m = load(t, feature_version=version, decision=decision)
                     if n is not None and m.n_features != n:
                         raise ModelError(f"model file {t!r} reads {m.n_features} features; this version computes "
                                          f"{n} (train it again)")
@@ -131,7 +138,7 @@ class Param:
         if self.kind == "model":
             from strategies.models import model_set_address
 
-            return model_set_address(value)
+            return model_set_address(value, self.decision)
         return self.allowed.index(value)
 
     def describe(self) -> str:

@@ -56,6 +56,7 @@ EXCHANGE: dict = {
     "keep-pairs": _exchange.keep_pairs,
     "expert": _exchange.plans,
     "search": _search.search,
+    "learned": _learned.learned_exchange,
 }
 VOID: dict = {
     "fewest": _void.fewest,
@@ -63,6 +64,7 @@ VOID: dict = {
     "random": _void.random_void,
     "expert": _void.plans,
     "search": _search.search,
+    "learned": _learned.learned_void,
 }
 KINDS = {"play": PLAY, "exchange": EXCHANGE, "void": VOID}
 
@@ -415,21 +417,23 @@ def model_params(kind: str, name: str) -> tuple[str, ...]:
 
 
 def _model_texts(seats):
-    """(seat, part name, model text) of every model parameter the seats (SeatSpecs) carry: a file
-    as given, or "" for the shipped models."""
+    """(seat, part name, model text, the question it answers) of every model parameter the seats
+    (SeatSpecs) carry: a file as given, or "" for the shipped models."""
     for s, seat in enumerate(seats):
         for kind in KINDS:
             name, values = seat.part(kind)
-            names = model_params(kind, name)
+            if not model_params(kind, name):
+                continue
+            decisions = {p.name: p.decision for p in declared(_declaring(kind, name)) if p.kind == "model"}
             for key, value in values:
-                if key in names:
-                    yield s, name, value
+                if key in decisions:
+                    yield s, name, value, decisions[key]
 
 
 def model_paths(seats) -> dict[str, str]:
     """{model file as given: absolute path} of every model file the seats name (as ``user_paths``:
     a run keeps them, so its trace reads the same files from any directory)."""
-    return {t: str(Path(t).resolve()) for _, _, t in _model_texts(seats) if t}
+    return {t: str(Path(t).resolve()) for _, _, t, _ in _model_texts(seats) if t}
 
 
 def _blood(rules) -> int:
@@ -442,8 +446,8 @@ def model_file_records(seats, rules) -> dict[str, str]:
     other one plays no hand of the run, so retraining it must not lock the run); "missing" where
     no such file is shipped (the seat plays as expert)."""
     out = {}
-    for _, _, text in _model_texts(seats):
-        files = files_of(text)
+    for _, _, text, decision in _model_texts(seats):
+        files = files_of(text, decision)
         path = files[min(_blood(rules), len(files) - 1)].resolve()
         out[str(path)] = file_digest(path) if path.is_file() else "missing"
     return out
@@ -453,9 +457,9 @@ def check_rules(seats, rules) -> None:
     """Refuse, in one line naming the seat and the file, a seat whose model was trained for the
     other blood than ``rules``' (a blood battle preset plays a battle model, blood flow a flow
     one): its trees learnt another game."""
-    for s, name, text in _model_texts(seats):
+    for s, name, text, decision in _model_texts(seats):
         try:
-            m = models_of(text)[_blood(rules)]
+            m = models_of(text, decision)[_blood(rules)]
             if m is not None:
                 check_variant(m, rules.variant)
         except ModelError as exc:

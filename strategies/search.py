@@ -35,7 +35,7 @@ from simcore.engine import ROLLOUT_STATE_LEN, WK_END, WK_SHAPE, answer_at, net_a
 from simcore.contract.view import A_KONG, A_WIN, C_KONG, C_PASS, C_PUNG, C_WIN, Q_CLAIM, Q_EXCHANGE, Q_ROB, Q_TURN, Q_VOID, V_ARENA, V_CAN_KONG, V_CAN_PUNG, V_CAN_WIN, V_CODES, V_HAND, V_KONG_MASK, V_LOCKED, V_ME, V_MUST_VOID, V_PARAMS, V_QUESTION, V_TILE, V_VOID, N_PARAMS, pack3, param_float, param_int, rand_u64, unpack3
 
 from strategies.core import isolation, near_mask, prepare, shanten_moved, ukeire
-from strategies.exchange import shanten_voiding, suit_count
+from strategies.exchange import isolated_three, shanten_voiding, suit_count
 from strategies.params import Param, parameters
 
 POLICIES = ("expert", "efficient", "greedy", "flush", "defensive", "learned")
@@ -152,29 +152,6 @@ def _rank_discards(tab, view, W, n, keep):
 
 
 @nb.njit(cache=True, _nrt=False)
-def _isolated_three(view, s):
-    """The three most isolated tiles of suit s (the seat holds at least three)."""
-    p0 = I64(-1)
-    p1 = I64(-1)
-    p2 = I64(-1)
-    for i in range(3):
-        best = I64(-1)
-        best_iso = 1 << 30
-        for t in range(N_RANKS * s, N_RANKS * s + N_RANKS):
-            left = view[V_HAND + t] - (1 if p0 == t else 0) - (1 if p1 == t else 0)
-            if left > 0 and isolation(view, I64(t)) < best_iso:
-                best_iso = isolation(view, I64(t))
-                best = I64(t)
-        if i == 0:
-            p0 = best
-        elif i == 1:
-            p1 = best
-        else:
-            p2 = best
-    return pack3(p0, p1, p2)
-
-
-@nb.njit(cache=True, _nrt=False)
 def candidates(q, view, tab, own, W, keep, close):
     """The answers worth searching at this question (the policy's ``own`` first; on a turn,
     ``keep`` discards of the fast ranking; at the void, the suits within ``close`` of the best),
@@ -206,7 +183,7 @@ def candidates(q, view, tab, own, W, keep, close):
             for t in range(N_RANKS * s, N_RANKS * s + N_RANKS):
                 held += view[V_HAND + t]
             if held >= 3 and a // N_RANKS != s:
-                n = _add(W, n, _isolated_three(view, I64(s)))
+                n = _add(W, n, isolated_three(view, I64(s)))
         return n
     return _close_voids(view, tab, W, n, close)
 

@@ -144,3 +144,96 @@ def test_the_discards_a_seat_scores_are_the_rows_it_was_trained_on():
             assert {t for t in range(27) if (got >> t) & 1} == want
             checked += 1
     assert checked > 10
+
+
+DEAL_SEARCH = ("expert+exchange=search[rollouts=2,max_rollouts=2]+void=search[rollouts=2,max_rollouts=2,void_close=10],"
+               "expert,expert,expert")
+
+
+@pytest.fixture(scope="module")
+def deal_models(tmp_path_factory):
+    """An exchange and a void model trained end to end: a dataset whose seat searched its
+    exchange and void, then sichuan learn --decision exchange / void."""
+    d = tmp_path_factory.mktemp("deal")
+    run_cli("dataset", "--seats", DEAL_SEARCH, "--record", "0", "--hands", 120, "--seed", 3, "--tables", 20,
+            "--out", d / "ds", "-q")
+    out = {}
+    for decision in ("exchange", "void"):
+        res = run_cli("learn", d / "ds", "--decision", decision, "--out", d / f"{decision}.npz", "--max-iter", 10, "-q")
+        assert "trees on" in res.output
+        out[decision] = d / f"{decision}.npz"
+    return out
+
+
+def test_learned_exchange_and_void_answer_as_their_training_rows_predict(deal_models):
+    """At every exchange and void question of hands in both bloods, the jitted policy's answer is
+    the candidate whose training row (``deal_features``, as ``sichuan learn`` computes it from a
+    kept view) the model scores best above the margin, else the expert policy's: the features a
+    model trains on are those the seat computes when it answers."""
+    from strategies import exchange as ex
+    from strategies import void as vo
+    from strategies.deal_features import exchange_features, void_features
+    from strategies.exchange import isolated_three
+    from strategies.learned import learned_exchange, learned_void
+    import json
+
+    from strategies import models as M
+
+    tab = load_tables()
+    eager = {}
+    for k, path in deal_models.items():   # the trees as trained, shifted up: every candidate is worth a try
+        with np.load(path) as z:
+            header, arrays = json.loads(z["header"].tobytes()), {a: z[a] for a in M.ARRAYS}
+        eager[k] = M.save(path.parent / f"eager-{k}.npz", dict(header, baseline=header["baseline"] + 50.0), arrays)
+    spec = (f"expert+exchange=learned[model={eager['exchange']},margin=0]"
+            f"+void=learned[model={eager['void']},margin=0]")
+    players = seat_functions(parse_seats(f"{spec},expert,expert,expert"))
+    models = {k: M.load(p).packed for k, p in eager.items()}
+    seen = {vw.Q_EXCHANGE: 0, vw.Q_VOID: 0}
+    changed = 0
+    for g in range(8):
+        for _, S in stopped_points(preset("flow" if g % 2 else "battle"), players, 4, g):
+            q = pose(S, 0)
+            if q not in seen:
+                continue
+            v = view_in(S, 0).copy()
+            if q == vw.Q_EXCHANGE:
+                own = ex.plans(np.int64(q), v.copy(), tab)
+                suit = vw.unpack3(own)[0] // 9
+                cands = [own] + [isolated_three(v, np.int64(s)) for s in range(3)
+                                 if s != suit and sum(v[vw.V_HAND + 9 * s:vw.V_HAND + 9 * s + 9]) >= 3]
+                rows = exchange_features(tab, v.copy(), np.array(cands, np.int64), own)
+                got = learned_exchange(np.int64(q), v, tab)
+                model = models["exchange"]
+            else:
+                own = vo.plans(np.int64(q), v.copy(), tab)
+                cands = [own] + [s for s in range(3) if s != own]
+                rows = void_features(tab, v.copy(), np.array(cands, np.int64), own)
+                got = learned_void(np.int64(q), v, tab)
+                model = models["void"]
+            assert (v[vw.V_SCRATCH:vw.V_SCRATCH + vw.N_SCRATCH] == 0).all()   # left as the play expects it
+            p = [M.predict(model, r) for r in rows[1:]]
+            want = cands[1 + int(np.argmax(p))] if p and max(p) > 0 else own
+            assert got == want
+            changed += got != own
+            seen[q] += 1
+    assert seen[vw.Q_EXCHANGE] >= 8 and seen[vw.Q_VOID] >= 8 and changed >= 4, (seen, changed)
+
+
+def test_learned_exchange_and_void_seat_and_are_refused_for_the_wrong_question(deal_models, tiny_model):
+    for rules in ("battle", "flow"):   # check mode: an illegal pick would raise
+        fns = seat_functions(parse_seats(f"expert+exchange=learned[model={deal_models['exchange']},margin=0]"
+                                         f"+void=learned[model={deal_models['void']},margin=0],expert,expert,expert"))
+        run_batch(preset(rules), fns, 2, 0, 100, check=True)
+    res = invoke("simulate", "--hands", 10, "--seats", f"expert+void=learned[model={deal_models['exchange']}]",
+                 "--out", tiny_model.parent / "wrong")
+    assert res.exit_code == 2 and "answers the exchange question, not the void one" in res.output
+    res = invoke("simulate", "--hands", 10, "--seats", f"learned[model={deal_models['void']}]",
+                 "--out", tiny_model.parent / "wrong2")
+    assert res.exit_code == 2 and "not the play one" in res.output
+    # a margin no prediction reaches leaves expert's exchange and void: expert's hands exactly
+    fns = seat_functions(parse_seats(f"expert+exchange=learned[model={deal_models['exchange']},margin=1000]"
+                                     f"+void=learned[model={deal_models['void']},margin=1000]"))
+    res = run_batch(preset("battle"), fns, 2, 0, 100)
+    ref = run_batch(preset("battle"), seat_functions(parse_seats("expert")), 2, 0, 100)
+    assert (res.seat[:, :, S_NET] == ref.seat[:, :, S_NET]).all()

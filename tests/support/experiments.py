@@ -8,7 +8,8 @@ from pathlib import Path
 from tests.support.cli import run_cli
 
 # hands per shipped experiment: tiny, but every cell and arm plays (cells sized in the spec scale)
-SMALL = {"exchange": 300, "exchange-efficient": 300, "void": 300, "void-efficient": 300, "flower-pigs": 800,
+SMALL = {"exchange": 300, "exchange-efficient": 300, "exchange-learned": 300, "void": 300, "void-efficient": 300,
+         "void-learned": 300, "flower-pigs": 800,
          "battle-vs-flow": 400, "rule-sets": 400}
 SEED = 5
 
