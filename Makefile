@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 EXTRAS := dev,dask,notebooks,sql,agents
 
-.PHONY: setup test bench run notebooks findings screenshot models clean
+.PHONY: setup test bench run notebooks findings screenshot models models-play-data models-deal-data clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -45,21 +45,36 @@ screenshot: setup
 	$(VENV)/bin/sichuan trace --rules flow --seed 1 --hand 11 --format html -o $(SHOT_PAGE)
 	$(PY) scripts/screenshot.py $(SHOT_PAGE) docs/viewer.png
 
-# The learned players' shipped models (README: Learned players): a searching seat's decisions in
-# battle and flow (seed 102: the benches judge on seed 1's walls), then a model for each: about an
-# hour on 2 cores, the datasets most of it. Every stage is a command that resumes where it
-# stopped; the two datasets play side by side, one core each.
+# The learned players' shipped models (README: Learned players): a searching seat's decisions of
+# play in battle and flow (seed 102: the benches judge on seed 1's walls; about an hour on 2
+# cores), then one whose exchange and void searched (seed 105; about an hour), then a model for
+# each question and blood (minutes). Every stage is a command that resumes where it stopped; each
+# pair of datasets plays side by side, one core each.
 MODEL_HANDS ?= 40000
+DEAL_HANDS  ?= 20000
 MODEL_DATA  := runs/models
-models: setup
+models: models-play-data models-deal-data
+	$(VENV)/bin/sichuan learn $(MODEL_DATA)/battle-s102 --out strategies/models/battle.npz
+	$(VENV)/bin/sichuan learn $(MODEL_DATA)/flow-s102 --out strategies/models/flow.npz
+	for rules in battle flow; do for d in exchange void; do \
+		$(VENV)/bin/sichuan learn $(MODEL_DATA)/$$rules-xv105 --decision $$d --out strategies/models/$$rules-$$d.npz || exit 1; \
+	done; done
+
+models-play-data: setup
 	mkdir -p $(MODEL_DATA)
 	$(VENV)/bin/sichuan dataset --rules battle --seats "search,expert,expert,expert" --record 0 --hands $(MODEL_HANDS) \
 		--seed 102 --chunk-hands 200 --tables 50 --out $(MODEL_DATA)/battle-s102 -q & a=$$!; \
 	$(VENV)/bin/sichuan dataset --rules flow --seats "search,expert,expert,expert" --record 0 --hands $(MODEL_HANDS) \
 		--seed 102 --chunk-hands 200 --tables 50 --out $(MODEL_DATA)/flow-s102 -q & b=$$!; \
 	wait $$a && wait $$b
-	$(VENV)/bin/sichuan learn $(MODEL_DATA)/battle-s102 --out strategies/models/battle.npz
-	$(VENV)/bin/sichuan learn $(MODEL_DATA)/flow-s102 --out strategies/models/flow.npz
+
+models-deal-data: setup
+	mkdir -p $(MODEL_DATA)
+	pids=""; for rules in battle flow; do \
+		$(VENV)/bin/sichuan dataset --rules $$rules --seats "expert+exchange=search+void=search,expert,expert,expert" \
+			--record 0 --hands $(DEAL_HANDS) --seed 105 --chunk-hands 200 --tables 50 --out $(MODEL_DATA)/$$rules-xv105 -q & \
+		pids="$$pids $$!"; \
+	done; for p in $$pids; do wait $$p || exit 1; done
 
 clean:
 	rm -rf $(VENV) .pytest_cache build *.egg-info

@@ -361,11 +361,11 @@ SEARCH_TARGET_WALLS = 2_000  # the cells with a target (battle and flow against 
 SEARCH_SIDE_WALLS = 5_000   # exchange=search and void=search (cheap: two decisions a hand)
 
 
-def run_compare(a: str, b: str, rules: str, walls: int) -> dict:
-    """``sichuan compare A B --rules R --hands W --json`` in a subprocess: A's row."""
+def run_compare(a: str, b: str, rules: str, walls: int, *extra: str) -> dict:
+    """``sichuan compare A B --rules R --hands W --json [extra]`` in a subprocess: A's row."""
     exe = str(Path(sys.executable).with_name("sichuan"))
     out = subprocess.run([exe, "compare", a, b, "--rules", rules, "--hands", str(walls), "--seed", str(SEED),
-                          "--json", "-q"], capture_output=True, text=True)
+                          "--json", "-q", *extra], capture_output=True, text=True)
     if out.returncode != 0:
         raise RuntimeError(f"sichuan compare {a} {b} failed: {out.stderr.strip().splitlines()[-1:]}")
     return json.loads(out.stdout)["rows"][0]
@@ -842,7 +842,7 @@ def bench_learned(ctx: Context) -> Figures:
     """Issue 45: the learned player's speed and strength (``benchmarks.learned``)."""
     from benchmarks.learned import bench_learned as run
 
-    return run(ctx, Figures, log, run_ladder_command)
+    return run(ctx, Figures, log, run_ladder_command, run_compare)
 
 
 def bench_compile(ctx: Context) -> Figures:

@@ -9,7 +9,9 @@ strength, on walls its models never saw (the shipped models were trained on seed
   from expert's on the same walls (targets: +0.35 a hand in battle and +1.4 in flow against the
   expert field; at least expert's, interval's high end above 0, against the other fields);
 - ``search[policy=learned]`` against ``search`` on the same walls (expert field, battle and
-  flow; target: interval above 0), where the search takes the learned play as its rollout policy.
+  flow; target: interval above 0), where the search takes the learned play as its rollout policy;
+- ``expert+exchange=learned`` and ``expert+void=learned`` against ``expert`` (``sichuan compare
+  --until-width 0.01``: a pilot, then the walls the width needs; 0.05 with ``--quick``).
 
     python -m benchmarks.bench --only learned            # 5,000 walls a ladder cell
     python -m benchmarks.bench --only learned --quick    # 500
@@ -25,6 +27,7 @@ SEED = 1
 SPEED_HANDS = 2_000
 TARGETS = {"battle": 0.35, "flow": 1.4}
 FIELDS = ("expert", "efficient", "mixed")
+DEAL_WIDTH, DEAL_PILOT = 0.01, 20_000   # the learned exchange and void against expert's
 
 
 def rates(specs, hands: int, rules: str = "battle", rounds: int = 3) -> dict:
@@ -47,8 +50,9 @@ def rates(specs, hands: int, rules: str = "battle", rounds: int = 3) -> dict:
     return best
 
 
-def bench_learned(ctx, figures_cls, log, run_ladder_command) -> dict:
-    """``run_ladder_command(walls, *args)``: bench's ladder in a subprocess, (report, seconds)."""
+def bench_learned(ctx, figures_cls, log, run_ladder_command, run_compare) -> dict:
+    """``run_ladder_command(walls, *args)``: bench's ladder in a subprocess, (report, seconds);
+    ``run_compare(a, b, rules, walls, *args)``: ``sichuan compare``'s row of A."""
     from benchmarks.figures import at_least
 
     figs = figures_cls()
@@ -82,4 +86,14 @@ def bench_learned(ctx, figures_cls, log, run_ladder_command) -> dict:
         figs.add(f"search_policy_{rules}", f"{rules}, field expert: search[policy=learned] − search ({walls:,} walls)",
                  d["mean"], "", 3, ("interval > 0", lambda _, lo=d["low"]: lo > 0), d["low"], d["high"])
     figs.add("search_seconds", f"the search ladder's time ({walls:,} walls, 2 presets)", seconds, "s", 0)
+    width, pilot = (DEAL_WIDTH * 5, DEAL_PILOT // 10) if ctx.quick else (DEAL_WIDTH, DEAL_PILOT)
+    for part in ("exchange", "void"):
+        for rules in ("battle", "flow"):
+            log(f"learned: expert+{part}=learned against expert, {rules}, until the interval is {width:g} wide")
+            t0 = time.perf_counter()
+            r = run_compare(f"expert+{part}=learned", "expert", rules, pilot, "--until-width", str(width))
+            figs.add(f"{part}_{rules}", f"{rules}: expert+{part}=learned − expert (duplicate, expert field)", r["diff"],
+                     "", 4, (f"interval ≤ {width:g} wide", lambda _, lo=r["diff_low"], hi=r["diff_high"]:
+                             hi - lo <= width + 1e-9), r["diff_low"], r["diff_high"])
+            figs.add(f"{part}_{rules}_seconds", f"{rules}: its time", time.perf_counter() - t0, "s", 0)
     return figs

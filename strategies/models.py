@@ -5,7 +5,9 @@ A model file is a NumPy ``.npz`` archive (no pickles: ``np.load(allow_pickle=Fal
 so can anything that reads ``.npy``), readable without the library that trained it:
 
 - ``header``: a JSON document as uint8 bytes: ``format`` ("sichuan-model"), ``format_version``
-  (``FORMAT_VERSION``), ``kind`` ("gbdt": a sum of regression trees), ``feature_version`` (the
+  (``FORMAT_VERSION``), ``kind`` ("gbdt": a sum of regression trees), ``decision`` (optional,
+  default "play": the question it answers, ``DECISIONS``; a seat refuses a model of another),
+  ``feature_version`` (the
   version of the features the model reads, ``strategies.features.FEATURE_VERSION``), ``n_features``,
   ``preset`` (the rule set it was trained for: a table of the other blood refuses it), ``baseline``
   (added to the trees' sum), ``margin`` (the advantage a candidate needs before a ``learned`` seat

@@ -66,6 +66,14 @@ def test_findings_section_from_reports(exps, tmp_path):
         size = rep["walls"] if rep["kind"] == "duplicate" else rep["hands"]
         assert f"sichuan experiment run {name} --hands {size} --seed {rep['seed']} --out runs/small/{name}" in text
     assert text.count("95% CI") >= 6
+    # a question asked of two fields is compared in the later one's paragraph: the efficient field's
+    # with the expert field, the learned field's with the expert field
+    for name, fields in (("exchange-efficient", ("expert", "efficient")), ("void-efficient", ("expert", "efficient")),
+                         ("exchange-learned", ("learned", "expert")), ("void-learned", ("learned", "expert"))):
+        block = text.split(f"**{findings.TITLES[name]}** (")[1].split("\n**")[0]
+        assert f"By the field's strength: against `{fields[0]}`" in block and f"; against `{fields[1]}`" in block
+    for name in ("exchange", "void"):
+        assert "By the field's strength" not in text.split(f"**{findings.TITLES[name]}** (")[1].split("\n**")[0]
     readme = tmp_path / "README.md"
     readme.write_text(f"# x\n\n## Findings\n\n{findings.START}\nSTALE-PLACEHOLDER\n{findings.END}\n\n## After\n")
     findings.rewrite_readme(readme, text)
