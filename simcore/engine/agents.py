@@ -31,7 +31,7 @@ from simcore.contract.tiles import N_KINDS, NO_VOID
 from simcore.contract.view import M_PUNG, Q_CLAIM, Q_EXCHANGE, Q_ROB, Q_TURN, Q_VOID, VIEW_LEN
 from simcore.engine.checks import _check
 from simcore.engine.hand import play_on, _write_rows
-from simcore.engine.kernel import _compiled_for, _FNS, _start_block
+from simcore.engine.kernel import _compiled_for, _FNS, _set_arenas, _set_players, _start_block
 from simcore.engine.legal import exchange_picks, has_choice, legal_actions, _lowest_bit, pose
 from simcore.engine.opening import _deal, _reset, _shuffle
 from simcore.engine.state import (
@@ -417,6 +417,17 @@ def init_tables(ST, E, A, R, OPT, seed, agents, first, stride, last, match_mode,
         start_item(S, E[i])
 
 
+@nb.njit(cache=True)
+def rebind_tables(ST, A, tab, fns, setup, rfns, arena):
+    """Every table's process addresses written again (the suit tables', the strategies', the
+    arenas' and the models' in the views' parameters: ``_set_players``, ``_set_arenas``), the rest of
+    its state as it is: a table pickled in one process plays on in another."""
+    for i in range(ST.shape[0]):
+        S = data_ptr(ST[i])
+        _set_players(S, tab, fns, setup)
+        _set_arenas(S, data_ptr(A[i]), rfns, arena)
+
+
 @nb.njit(cache=True, nogil=True)
 def first_decisions(ST, E, obs, masks, reward, status, hand_out, seat_out, win_out, pay_out, paid_now):
     """Play every table from its dealt hand to its first decision: its observation and mask."""
@@ -602,6 +613,7 @@ _I64T = nb.types.int64
 _M2 = _I64T[:, ::1]
 SIG_INIT = nb.types.void(_M2, _M2, _M2, _I64T[::1], _I64T[::1], _I64T, _I64T, _I64T, _I64T, _I64T, nb.types.boolean, _I64T, _I64T,
                          nb.types.uint8[::1], _FNS, _I64T[::1], _FNS, _I64T[::1])
+SIG_REBIND = nb.types.void(_M2, _M2, nb.types.uint8[::1], _FNS, _I64T[::1], _FNS, _I64T[::1])
 _FNS3 = nb.types.UniTuple(vw.STRATEGY_TYPE, 3)
 SIG_ADDRESSES = nb.types.void(_FNS3, _I64T[::1])
 
@@ -609,6 +621,11 @@ SIG_ADDRESSES = nb.types.void(_FNS3, _I64T[::1])
 def init_kernel():
     """``init_tables`` for ``SIG_INIT`` (the strategies as first-class functions, as the batch takes them)."""
     return _compiled_for(init_tables, SIG_INIT)
+
+
+def rebind_kernel():
+    """``rebind_tables`` for ``SIG_REBIND``."""
+    return _compiled_for(rebind_tables, SIG_REBIND)
 
 
 def addresses_kernel():

@@ -3,13 +3,15 @@ engine) and its vector entry point (N tables stepped by one jitted call)."""
 
 from __future__ import annotations
 
+import warnings
+
 import gymnasium as gym
 import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from simcore.engine import agents as AG
-from simcore.env.spaces import action_space, observation_space
+from simcore.env.spaces import action_space, batched_action_space, observation_space
 from simcore.env.tables import IllegalActionError, Tables
 
 REWARDS = ("hand", "paid")
@@ -21,7 +23,13 @@ def fresh_seed() -> int:
     return int(np.random.SeedSequence().generate_state(1, np.uint64)[0] >> np.uint64(2))
 
 
-def _check_options(seat: int, reward: str, illegal: str = "raise") -> None:
+def _check_render(render_mode, metadata) -> None:
+    if render_mode is not None and render_mode not in metadata["render_modes"]:
+        raise ValueError(f"render_mode must be one of {', '.join(metadata['render_modes'])} or None, "
+                         f"got {render_mode!r}")
+
+
+def _check_options(seat: int, reward: str, illegal: str = "refuse") -> None:
     if seat not in (0, 1, 2, 3):
         raise ValueError(f"seat must be 0, 1, 2 or 3, got {seat!r}")
     if reward not in REWARDS:
@@ -43,27 +51,47 @@ class TableEnv(gym.Env):
     are zeros (nothing is asked) and ``info["result"]`` holds the finished hand's rows
     (``HandResult``); ``raw_view=True`` adds the asked seat's raw view to every ``info``.
 
-    An action outside the mask is never played: it raises ``IllegalActionError``
-    (``illegal="refuse"``: the step returns the same decision, reward 0, and the error's text in
-    ``info["illegal_action"]``; Gymnasium's ``check_env`` needs this, as it steps with an action
-    it sampled before resetting). ``action_space.sample()`` draws among the legal actions."""
+    An action outside the mask is never played: by default (``illegal="refuse"``) the step returns
+    the same decision, reward 0, and the reason in ``info["illegal_action"]`` (a warning the first
+    time); ``illegal="raise"`` raises ``IllegalActionError`` instead. ``action_masks()`` gives the
+    pending decision's mask (as sb3-contrib's ``MaskablePPO`` reads it), and so does
+    ``info["action_mask"]``; ``action_space.sample()`` draws among the legal actions. The env
+    pickles, and a copy plays on in another process exactly as the original would."""
 
-    metadata = {"render_modes": [], "name": "sichuan/Table-v0"}
+    metadata = {"render_modes": ["ansi"], "render_fps": 4, "name": "sichuan/Table-v0"}
 
     def __init__(self, rules="battle", opponents="expert", seat: int = 0, match: bool = False,
-                 reward: str = "hand", raw_view: bool = False, draw_order: str = "table", illegal: str = "raise",
+                 reward: str = "hand", raw_view: bool = False, draw_order: str = "table", illegal: str = "refuse",
                  render_mode=None):
         _check_options(seat, reward, illegal)
+        _check_render(render_mode, self.metadata)
         self.seat, self.illegal = seat, illegal
         self.raw_view = raw_view
         self.tables = Tables(1, rules, opponents, agents=(seat,), match=match, paid_now=reward == "paid",
                              draw_order=draw_order)
         self.observation_space = observation_space()
-        self.action_space = action_space(legal=lambda: self.tables.masks[0])
+        self.action_space = action_space(legal=self._mask)
         self.render_mode = render_mode
         self._seed = None
         self._next_item = 0
         self._fresh = False   # the tables already stand at the next episode's first decision
+        self._warned = False
+
+    def _mask(self) -> np.ndarray:
+        return self.tables.masks[0]
+
+    def __getstate__(self) -> dict:
+        state = dict(self.__dict__)
+        del state["action_space"]   # its sampler reads this env's mask: rebuilt on load
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self.action_space = action_space(legal=self._mask)
+
+    def action_masks(self) -> np.ndarray:
+        """(N_ACTIONS,) bool: the legal actions at the pending decision (none once it ended)."""
+        return self.tables.masks[0].astype(bool)
 
     def _obs(self):
         t = self.tables
@@ -71,7 +99,7 @@ class TableEnv(gym.Env):
 
     def _info(self) -> dict:
         t = self.tables
-        info = {"hand": t.hand_index(0), "question": t.question_name(0)}
+        info = {"hand": t.hand_index(0), "question": t.question_name(0), "action_mask": self.action_masks()}
         if self.raw_view:
             info["view"] = t.views()[0]
         return info
@@ -92,17 +120,20 @@ class TableEnv(gym.Env):
         t = self.tables
         if t.status[0] == AG.OVER or self._seed is None:
             raise RuntimeError("call reset() before step()")
-        try:
-            t.step(np.array([int(action)], np.int64))
-        except IllegalActionError as e:
-            if self.illegal == "raise":
-                raise
-            return self._obs(), 0.0, False, False, {**self._info(), "illegal_action": str(e)}
+        a = np.array([int(action)], np.int64)
+        if t.step(a, refuse=self.illegal == "refuse")[0]:
+            reason = t.illegal_message(0, a)
+            if not self._warned:
+                self._warned = True
+                warnings.warn(f"sichuan/Table-v0 refused an illegal action, and will refuse others without "
+                              f"a warning (info['illegal_action'] says why; illegal='raise' raises): {reason}",
+                              stacklevel=2)
+            return self._obs(), 0.0, False, False, {**self._info(), "illegal_action": reason}
         status = int(t.status[0])
         reward = float(t.reward[0, self.seat])
         if status == AG.EPISODE_END:
             self._fresh = True
-            info = {"hand": int(t.E[0, AG.E_ENDED]), "result": t.result(0)}
+            info = {"hand": int(t.E[0, AG.E_ENDED]), "result": t.result(0), "action_mask": self.action_masks()}
             zero = {"observation": np.zeros_like(t.obs[0]), "action_mask": np.zeros_like(t.masks[0])}
             return zero, reward, True, False, info
         info = self._info()
@@ -115,6 +146,12 @@ class TableEnv(gym.Env):
         own scratch and random counter, as if it were seated)."""
         return int(self.tables.builtin(spec)[0])
 
+    def render(self):
+        """``render_mode="ansi"``: the table as text (every seat's tiles: for a person watching)."""
+        if self.render_mode == "ansi":
+            return self.tables.text(0)
+        return None
+
 
 class TableVectorEnv(VectorEnv):
     """``num_envs`` tables with the agent at ``seat``, stepped together by one jitted call; table
@@ -122,25 +159,51 @@ class TableVectorEnv(VectorEnv):
     (``metadata["autoreset_mode"]``): a table whose episode ends comes back at the next
     episode's first decision in the same step, with ``terminations[i]`` set and the episode's
     reward; there is no final observation (nothing is asked at a hand's end, and episodes end by
-    termination only, never truncation). ``result(i)`` gives table i's last finished hand's rows.
-    ``copy=False`` returns the env's own observation arrays (overwritten by the next step)."""
+    termination only, never truncation). With ``reset(options={"last": L})`` a table's last
+    episode also sets ``terminations[i]``, and the table then stands still. ``result(i)`` gives
+    table i's last finished hand's rows. ``copy=False`` returns the env's own observation arrays
+    (overwritten by the next step).
 
-    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
+    ``action_masks()`` gives the (num_envs, N_ACTIONS) masks, as ``infos["action_mask"]`` does;
+    ``action_space.sample()`` draws a legal action for every table. An action outside a table's
+    mask is never played: by default (``illegal="refuse"``) that table stands at its decision
+    (reward 0; ``infos["illegal_action"]`` holds the reason, "" elsewhere) while the others play
+    on; ``illegal="raise"`` raises ``IllegalActionError`` and plays nothing."""
+
+    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": ["ansi"], "render_fps": 4}
 
     def __init__(self, num_envs: int = 1, rules="battle", opponents="expert", seat: int = 0, match: bool = False,
                  reward: str = "hand", raw_view: bool = False, draw_order: str = "table", copy: bool = True,
-                 render_mode=None):
-        _check_options(seat, reward)
+                 illegal: str = "refuse", render_mode=None):
+        _check_options(seat, reward, illegal)
+        _check_render(render_mode, self.metadata)
         self.num_envs = int(num_envs)
-        self.seat, self.raw_view, self.copy = seat, raw_view, copy
+        self.seat, self.raw_view, self.copy, self.illegal = seat, raw_view, copy, illegal
         self.tables = Tables(self.num_envs, rules, opponents, agents=(seat,), match=match,
                              paid_now=reward == "paid", draw_order=draw_order)
         self.single_observation_space = observation_space()
         self.single_action_space = action_space()
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
-        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self.action_space = batched_action_space(self.num_envs, legal=self._masks)
         self.render_mode = render_mode
         self._seed = None
+        self._warned = False
+
+    def _masks(self) -> np.ndarray:
+        return self.tables.masks
+
+    def __getstate__(self) -> dict:
+        state = dict(self.__dict__)
+        del state["action_space"]   # its sampler reads this env's masks: rebuilt on load
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self.action_space = batched_action_space(self.num_envs, legal=self._masks)
+
+    def action_masks(self) -> np.ndarray:
+        """(num_envs, N_ACTIONS) bool: each table's legal actions (none past its last hand)."""
+        return self.tables.masks.astype(bool)
 
     def _obs(self):
         t = self.tables
@@ -149,7 +212,10 @@ class TableVectorEnv(VectorEnv):
         return {"observation": t.obs, "action_mask": t.masks}
 
     def _infos(self) -> dict:
-        return {"view": self.tables.views()} if self.raw_view else {}
+        infos = {"action_mask": self.action_masks(), "_action_mask": np.ones(self.num_envs, bool)}
+        if self.raw_view:
+            infos["view"] = self.tables.views()
+        return infos
 
     def reset(self, *, seed=None, options=None):
         """``options={"last": L}``: play hands (or matches) 0..L only, each once; a table past its
@@ -170,12 +236,23 @@ class TableVectorEnv(VectorEnv):
         if self._seed is None:
             raise RuntimeError("call reset() before step()")
         t = self.tables
-        t.step(actions)
+        actions = np.ascontiguousarray(actions, np.int64).reshape(self.num_envs)
+        refused = t.step(actions, refuse=self.illegal == "refuse")
         infos = self._infos()
+        if refused.any():
+            infos["illegal_action"] = np.array([t.illegal_message(i, actions) if refused[i] else ""
+                                                for i in range(self.num_envs)], object)
+            infos["_illegal_action"] = refused
+            if not self._warned:
+                self._warned = True
+                warnings.warn(f"sichuan/Table-v0 (vector) refused an illegal action, and will refuse others without "
+                              f"a warning (infos['illegal_action']; illegal='raise' raises): "
+                              f"{infos['illegal_action'][refused][0]}", stacklevel=2)
         if t.ended.any():
             infos["hand_ended"] = t.ended.copy()
-        return (self._obs(), t.reward[:, self.seat].astype(np.float64), t.status == AG.EPISODE_END,
-                np.zeros(self.num_envs, bool), infos)
+        # an episode ends where a table's hand (or match) ends, its last one too (the table then stands still)
+        terminated = (t.status == AG.EPISODE_END) | (t.ended & (t.status == AG.OVER))
+        return self._obs(), t.reward[:, self.seat].astype(np.float64), terminated, np.zeros(self.num_envs, bool), infos
 
     def builtin_action(self, spec: str) -> np.ndarray:
         """(num_envs,) the action seat spec ``spec`` would take at each table's pending decision."""
@@ -184,3 +261,9 @@ class TableVectorEnv(VectorEnv):
     def result(self, i: int):
         """Table i's last finished hand's rows (``HandResult``)."""
         return self.tables.result(i)
+
+    def render(self):
+        """``render_mode="ansi"``: every table as text."""
+        if self.render_mode == "ansi":
+            return "".join(self.tables.text(i) for i in range(self.num_envs))
+        return None

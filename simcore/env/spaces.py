@@ -37,18 +37,65 @@ def observation_space():
 def action_space(legal=None):
     """``Discrete(N_ACTIONS)``. With ``legal`` (a function giving the pending decision's mask),
     ``sample()`` without a mask draws among the legal actions, so a checker or a quick random
-    agent that samples the space plays legal moves (an action outside the mask is refused)."""
+    agent that samples the space plays legal moves (an action outside the mask is refused). It
+    pickles as the plain ``Discrete`` (the mask lives in the environment, which rebuilds it)."""
+    from gymnasium import spaces
+
+    return _legal_spaces()[0](N_ACTIONS, legal) if legal is not None else spaces.Discrete(N_ACTIONS)
+
+
+def batched_action_space(n: int, legal=None):
+    """``MultiDiscrete([N_ACTIONS] * n)``, a vector env's action space; with ``legal`` (a function
+    giving the (n, N_ACTIONS) masks), ``sample()`` draws a legal action for every table with
+    one. Pickles as the plain ``MultiDiscrete``."""
+    from gymnasium import spaces
+
+    nvec = np.full(n, N_ACTIONS, np.int64)
+    return _legal_spaces()[1](nvec, legal) if legal is not None else spaces.MultiDiscrete(nvec)
+
+
+_SPACES: list = []
+
+
+def _legal_spaces():
+    """The two space classes whose ``sample`` respects the environment's masks (defined once,
+    at module level, when gymnasium is first needed: the core does not import it)."""
+    if _SPACES:
+        return _SPACES
     from gymnasium import spaces
 
     class LegalDiscrete(spaces.Discrete):
+        def __init__(self, n, legal):
+            super().__init__(n)
+            self.legal = legal
+
         def sample(self, mask=None, probability=None):
-            if mask is None and probability is None and legal is not None:
-                m = legal()
+            if mask is None and probability is None:
+                m = self.legal()
                 if m.any():
                     mask = m
             return super().sample(mask=mask, probability=probability)
 
-    return LegalDiscrete(N_ACTIONS) if legal is not None else spaces.Discrete(N_ACTIONS)
+        def __reduce__(self):
+            return spaces.Discrete, (int(self.n),)
+
+    class LegalMultiDiscrete(spaces.MultiDiscrete):
+        def __init__(self, nvec, legal):
+            super().__init__(nvec)
+            self.legal = legal
+
+        def sample(self, mask=None, probability=None):
+            if mask is None and probability is None:
+                # a table with nothing asked (past its last hand) gets action 0: it is ignored
+                mask = tuple(self.legal())
+            return super().sample(mask=mask, probability=probability)
+
+        def __reduce__(self):
+            return spaces.MultiDiscrete, (np.asarray(self.nvec),)
+
+    LegalDiscrete.__module__ = LegalMultiDiscrete.__module__ = __name__
+    _SPACES.extend((LegalDiscrete, LegalMultiDiscrete))
+    return _SPACES
 
 
 def describe_observation() -> str:

@@ -89,6 +89,7 @@ class Tables:
             raise ValueError(f"agent seats must be among 0, 1, 2, 3, got {agents}")
         self.rules = resolve(rules) if not isinstance(rules, RuleSet) else rules
         self.n, self.agents, self.match, self.paid_now = n, agents, bool(match), bool(paid_now)
+        self.draw_order = draw_order
         self.specs = seat_specs(opponents)
         self.strategies = [("agent" if s in agents else spec.canonical) for s, spec in enumerate(self.specs)]
         self.players = seat_functions(self.specs, self.rules)
@@ -115,6 +116,29 @@ class Tables:
         self._builtins: dict = {}
         self.seed = None
 
+    # -- pickling: the state holds this process's addresses ---------------------------------------
+
+    _ARRAYS = ("ST", "E", "A", "hand", "seat", "win", "pay", "obs", "masks", "reward", "status", "ended")
+
+    def __getstate__(self) -> dict:
+        return {"args": (self.n, self.rules, [s.canonical for s in self.specs], self.agents, self.match,
+                         self.paid_now, self.draw_order),
+                "arrays": {k: getattr(self, k) for k in self._ARRAYS}, "seed": self.seed,
+                "builtins": {spec: b.state() for spec, b in self._builtins.items()}}
+
+    def __setstate__(self, state: dict) -> None:
+        """The tables rebuilt from their seats and rules, their arrays restored, and the addresses
+        their states hold (suit tables, strategies, arenas, models) rewritten for this process
+        (``agents.rebind_tables``): they play on as they would have."""
+        self.__init__(*state["args"])
+        for k, a in state["arrays"].items():
+            getattr(self, k)[...] = a
+        self.seed = state["seed"]
+        p = self.players
+        AG.rebind_kernel()(self.ST, self.A, self.tab, p.fns, self.setup, p.rfns, p.arena)
+        for spec, s in state["builtins"].items():
+            self.builtin_of(spec).restore(s)
+
     # -- playing -------------------------------------------------------------------------------
 
     def reset(self, seed: int, first: int = 0, stride: int | None = None, last: int | None = None) -> None:
@@ -134,28 +158,42 @@ class Tables:
                            self.win, self.pay, self.paid_now)
         self._raise_errors()
 
-    def step(self, actions) -> None:
+    def step(self, actions, refuse: bool = False) -> np.ndarray:
+        """Answer every live table and play on. An action outside a table's mask is never played:
+        it raises ``IllegalActionError`` (nothing played at any table), or with ``refuse`` that
+        table stands still at its decision (its reward 0, its observation and mask as they were)
+        while the others play. Returns the tables refused (bool, n)."""
         actions = np.ascontiguousarray(actions, np.int64).reshape(self.n)
-        self.check_actions(actions)
+        bad = self.illegal_tables(actions)
+        if bad.any() and not refuse:
+            raise IllegalActionError(self.illegal_message(int(np.flatnonzero(bad)[0]), actions))
         live = self.status != AG.OVER
+        if bad.any():   # as a table past its last item, the kernel leaves it as it is
+            held = self.obs[bad].copy(), self.masks[bad].copy()
+            self.E[bad, AG.E_OVER] = 1
         AG.step_tables(self.ST, self.E, actions, self.obs, self.masks, self.reward, self.status, self.hand, self.seat,
                        self.win, self.pay, self.paid_now)
-        self.ended = live & (self.status != AG.DECISION)   # tables whose hand ended in this step
+        if bad.any():
+            self.E[bad, AG.E_OVER] = 0
+            self.status[bad] = AG.DECISION
+            self.obs[bad], self.masks[bad] = held
+        self.ended = live & ~bad & (self.status != AG.DECISION)   # tables whose hand ended in this step
         self._raise_errors()
+        return bad
 
-    def check_actions(self, actions: np.ndarray) -> None:
+    def illegal_tables(self, actions: np.ndarray) -> np.ndarray:
+        """(n,) bool: the live tables whose action is outside their mask."""
         live = self.status != AG.OVER
         ok = (actions >= 0) & (actions < N_ACTIONS)
         ok[ok] = self.masks[np.flatnonzero(ok), actions[ok]] == 1
-        bad = np.flatnonzero(live & ~ok)
-        if bad.size:
-            i = int(bad[0])
-            a = int(actions[i])
-            what = action_name(a) if 0 <= a < N_ACTIONS else "no action"
-            legal = ", ".join(f"{x} ({action_name(x)})" for x in np.flatnonzero(self.masks[i]))
-            where = f"table {i}: " if self.n > 1 else ""
-            raise IllegalActionError(f"{where}action {a} ({what}) is not legal at this {self.question_name(i)} "
-                                     f"question; legal: {legal}")
+        return live & ~ok
+
+    def illegal_message(self, i: int, actions: np.ndarray) -> str:
+        a = int(actions[i])
+        what = action_name(a) if 0 <= a < N_ACTIONS else "no action"
+        legal = ", ".join(f"{x} ({action_name(x)})" for x in np.flatnonzero(self.masks[i]))
+        where = f"table {i}: " if self.n > 1 else ""
+        return f"{where}action {a} ({what}) is not legal at this {self.question_name(i)} question; legal: {legal}"
 
     def _raise_errors(self) -> None:
         bad = np.flatnonzero(self.status == AG.ERROR)
@@ -189,6 +227,32 @@ class Tables:
             raise EngineError(f"hand {self.hand_index(i)} had {nw} wins and {npay} payments, more than the env keeps")
         return HandResult(int(self.E[i, AG.E_ENDED]), h, self.seat[i].copy(), self.win[i, :nw].copy(), self.pay[i, :npay].copy(),
                           self.strategies, self.hpm)
+
+    def text(self, i: int) -> str:
+        """Table i as text (the envs' ``render_mode="ansi"``): the hand, the wall left, each seat's
+        concealed tiles, declared sets, void, wins and score, its discards, and the seat asked."""
+        from simcore.contract import tiles as T
+        from simcore.contract import view as vw
+
+        S = self.ST[i]
+        if self.status[i] == AG.OVER:
+            return f"table {i}: past its last hand\n"
+        asked = self.pending_seat(i) if self.status[i] == AG.DECISION else -1
+        v = K.seat_view(S, 0)
+        lines = [f"hand {self.hand_index(i)} ({self.rules.preset}), wall {int(v[vw.V_WALL_LEFT])} left"
+                 + (f"; seat {asked} is asked: {self.question_name(i)}" if asked >= 0 else "; the hand is over")]
+        seq = [int(v[vw.V_DISC_SEQ + k]) for k in range(min(int(v[vw.V_N_DISCARDS]), vw.N_DISC_SEQ))]
+        for s in range(4):
+            void = K.void_of(S, s)
+            sets = " ".join(f"{vw.MELD_NAMES[k]}:{T.tile_text(t)}" for k, t in K.melds(S, s))
+            thrown = T.fmt_tiles([vw.discard_tile(x) for x in seq if vw.discard_seat(x) == s])
+            who = "agent" if s in self.agents else self.strategies[s].split("+")[0].split("[")[0]
+            lines.append(f"{'>' if s == asked else ' '} seat {s} ({who}): {T.fmt(K.concealed(S, s)) or '-'}"
+                         + (f" | {sets}" if sets else "")
+                         + f" | void {T.SUITS[void] if void < T.N_SUITS else '?'} | wins {int(v[vw.V_WINS + s])}"
+                         + f" | score {int(v[vw.V_SCORE + s])}" + (f" | out" if v[vw.V_OUT + s] else "")
+                         + f" | discards {thrown or '-'}")
+        return "\n".join(lines) + "\n"
 
     def views(self) -> np.ndarray:
         """(n, VIEW_LEN) each table's asked seat's raw view (``simcore.contract.view``)."""
@@ -241,6 +305,15 @@ class _Builtin:
     def clear(self) -> None:
         self.hands[:] = -1
         self.memo[:] = -1
+
+    _KEPT = ("judged", "scratch", "rng", "hands", "memo")   # what it remembers per table and seat
+
+    def state(self) -> dict:
+        return {k: getattr(self, k).copy() for k in self._KEPT}
+
+    def restore(self, state: dict) -> None:
+        for k in self._KEPT:
+            getattr(self, k)[...] = state[k]
 
     def __call__(self, tables: "Tables", seats=(0, 1, 2, 3)) -> np.ndarray:
         """(n,) its action at each table whose pending decision is one of ``seats``' (-1 elsewhere:

@@ -3,6 +3,9 @@ refusal of illegal actions, determinism, autoreset, matches, rewards, the raw vi
 
 from __future__ import annotations
 
+import pickle
+import warnings
+
 import gymnasium as gym
 import numpy as np
 import pytest
@@ -27,10 +30,10 @@ def _random_episode(env, rng, steps=10_000):
     raise AssertionError("an episode did not end")
 
 
-def test_gymnasium_check_env_passes():
-    env = gym.make(senv.ENV_ID, rules="battle", opponents="expert", seat=0, illegal="refuse")
-    check_env(env.unwrapped)
-    env = gym.make(senv.ENV_ID, rules="flow", opponents="greedy,expert,efficient,expert", seat=3, illegal="refuse")
+def test_gymnasium_check_env_passes_with_default_options():
+    with pytest.warns(UserWarning, match="refused an illegal action"):   # check_env steps before resetting
+        check_env(gym.make(senv.ENV_ID).unwrapped)
+    env = gym.make(senv.ENV_ID, rules="flow", opponents="greedy,expert,efficient,expert", seat=3, render_mode="ansi")
     check_env(env.unwrapped)
 
 
@@ -40,7 +43,7 @@ def test_pettingzoo_api_test_passes():
 
 
 def test_an_illegal_action_is_refused_and_never_played():
-    env = gym.make(senv.ENV_ID, rules="battle", seat=1).unwrapped
+    env = gym.make(senv.ENV_ID, rules="battle", seat=1, illegal="raise").unwrapped
     obs, _ = env.reset(seed=4)
     bad = int(np.flatnonzero(obs["action_mask"] == 0)[0])
     before = env.tables.ST.copy()
@@ -49,11 +52,32 @@ def test_an_illegal_action_is_refused_and_never_played():
     assert np.array_equal(before, env.tables.ST)
     with pytest.raises(senv.IllegalActionError, match="is not legal"):
         env.step(N_ACTIONS + 3)
-    refusing = gym.make(senv.ENV_ID, rules="battle", seat=1, illegal="refuse").unwrapped
+    refusing = gym.make(senv.ENV_ID, rules="battle", seat=1).unwrapped   # the default refuses
     obs2, _ = refusing.reset(seed=4)
-    obs3, r, term, trunc, info = refusing.step(bad)
+    with pytest.warns(UserWarning, match="refused an illegal action"):
+        obs3, r, term, trunc, info = refusing.step(bad)
     assert "is not legal" in info["illegal_action"] and r == 0 and not term
-    assert np.array_equal(obs2["observation"], obs3["observation"])
+    assert np.array_equal(obs2["observation"], obs3["observation"]) and np.array_equal(before, refusing.tables.ST)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")   # warned once: the next refusal is silent
+        assert "is not legal" in refusing.step(N_ACTIONS + 3)[4]["illegal_action"]
+    # the vector env refuses a table's illegal action while the others play on
+    v = gym.make_vec(senv.ENV_ID, num_envs=3, vectorization_mode="vector_entry_point").unwrapped
+    obs, _ = v.reset(seed=4)
+    acts = v.action_space.sample()
+    acts[1] = int(np.flatnonzero(obs["action_mask"][1] == 0)[0])
+    held = v.tables.ST[1].copy()
+    with pytest.warns(UserWarning, match="refused an illegal action"):
+        obs2, r, term, _, infos = v.step(acts)
+    assert np.array_equal(held, v.tables.ST[1]) and np.array_equal(obs["observation"][1], obs2["observation"][1])
+    assert infos["_illegal_action"].tolist() == [False, True, False] and "is not legal" in infos["illegal_action"][1]
+    assert not np.array_equal(obs["observation"][0], obs2["observation"][0])   # the others played
+    raising = gym.make_vec(senv.ENV_ID, num_envs=3, vectorization_mode="vector_entry_point", illegal="raise").unwrapped
+    raising.reset(seed=4)
+    before = raising.tables.ST.copy()
+    with pytest.raises(senv.IllegalActionError, match="table 1: "):
+        raising.step(acts)
+    assert np.array_equal(before, raising.tables.ST)
     with pytest.raises(ValueError, match="illegal must be one of raise, refuse"):
         gym.make(senv.ENV_ID, illegal="ignore")
 
@@ -257,9 +281,115 @@ def test_the_vector_env_can_play_a_fixed_set_of_hands_each_once():
     n = 4
     env = gym.make_vec(senv.ENV_ID, num_envs=n, vectorization_mode="vector_entry_point", rules="kawu")
     obs, _ = env.reset(seed=8, options={"last": 9})
-    ended = []
+    ended, terminated = [], []
     while not env.unwrapped.over.all():
         obs, rew, term, trunc, info = env.step(env.unwrapped.builtin_action("expert"))
         ended += [env.unwrapped.result(i).g for i in np.flatnonzero(info.get("hand_ended", []))]
+        terminated += [env.unwrapped.result(i).g for i in np.flatnonzero(term)]
+        assert np.array_equal(term, info.get("hand_ended", np.zeros(n, bool)))   # a hand is an episode
         assert not obs["action_mask"][env.unwrapped.over].any()
-    assert sorted(ended) == list(range(10))
+    assert sorted(ended) == list(range(10)) and sorted(terminated) == list(range(10))   # the last ones too
+
+
+def test_matches_terminate_at_their_last_hand_in_last_mode():
+    env = gym.make_vec(senv.ENV_ID, num_envs=2, vectorization_mode="vector_entry_point", match=True).unwrapped
+    env.reset(seed=2, options={"last": 2})   # matches 0, 1, 2, each once
+    episodes = hands = 0
+    while not env.over.all():
+        _, _, term, _, info = env.step(env.builtin_action("expert"))
+        episodes += int(term.sum())
+        hands += int(info.get("hand_ended", np.zeros(2, bool)).sum())
+    assert episodes == 3 and hands == 3 * env.tables.rules.hands_per_match
+
+
+def test_masks_the_way_libraries_read_them():
+    env = gym.make(senv.ENV_ID).unwrapped
+    obs, info = env.reset(seed=1)
+    m = env.action_masks()
+    assert m.dtype == bool and m.shape == (N_ACTIONS,) and np.array_equal(m, obs["action_mask"] == 1)
+    assert np.array_equal(info["action_mask"], m)
+    assert all(m[env.action_space.sample()] for _ in range(50))
+    v = gym.make_vec(senv.ENV_ID, num_envs=5, vectorization_mode="vector_entry_point").unwrapped
+    obs, infos = v.reset(seed=1)
+    M = v.action_masks()
+    assert M.shape == (5, N_ACTIONS) and M.dtype == bool and np.array_equal(infos["action_mask"], M)
+    for _ in range(30):   # the batched space samples a legal action at every table
+        a = v.action_space.sample()
+        assert M[np.arange(5), a].all()
+        v.step(a)
+        M = v.action_masks()
+
+
+def _play(env, actions):
+    out = []
+    for a in actions:
+        obs, r, term, _, info = env.step(a)
+        out.append((obs["observation"].tobytes(), r, term))
+        if term:
+            env.reset()
+    return out
+
+
+def test_envs_pickle_and_play_on_in_another_process():
+    """A pickled env (its spaces, its tables' states, the addresses they hold rebuilt on load)
+    continues the same trajectory in another process: a learned seat (a model's address in its
+    view) and a searching one (an arena) among the opponents."""
+    import multiprocessing as mp
+
+    env = gym.make(senv.ENV_ID, rules="flow", opponents="learned,search[rollouts=2,max_rollouts=2],expert,expert",
+                   seat=2).unwrapped
+    obs, _ = env.reset(seed=6)
+    rng = np.random.default_rng(1)
+    for _ in range(15):
+        obs, _, term, _, _ = env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        if term:
+            obs, _ = env.reset()
+    blob = pickle.dumps(env)
+    assert pickle.loads(pickle.dumps(env.action_space)) == gym.spaces.Discrete(N_ACTIONS)
+    actions = [0] * 40   # illegal ones are refused the same way on both sides
+    for _ in range(40):
+        actions.append(int(rng.choice(N_ACTIONS)))
+    with mp.get_context("spawn").Pool(1) as pool:
+        theirs = pool.apply(_replay_pickled, (blob, actions))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert _play(env, actions) == theirs
+    v = gym.make_vec(senv.ENV_ID, num_envs=3, vectorization_mode="vector_entry_point").unwrapped
+    v.reset(seed=2)
+    copy = pickle.loads(pickle.dumps(v))
+    for _ in range(20):
+        a = v.action_space.sample()
+        mine, other = v.step(a), copy.step(a)
+        assert np.array_equal(mine[0]["observation"], other[0]["observation"]) and np.array_equal(mine[1], other[1])
+
+
+def _replay_pickled(blob, actions):
+    import warnings as w
+
+    with w.catch_warnings():
+        w.simplefilter("ignore")
+        return _play(pickle.loads(blob), actions)
+
+
+def test_async_vector_env_runs_tables_in_worker_processes():
+    envs = gym.make_vec(senv.ENV_ID, num_envs=2, vectorization_mode="async", rules="battle")
+    try:
+        obs, infos = envs.reset(seed=3)
+        assert obs["observation"].shape == (2, senv.OBS_LEN)
+        for _ in range(20):
+            obs, r, term, trunc, infos = envs.step(envs.action_space.sample(mask=tuple(obs["action_mask"])))
+    finally:
+        envs.close()
+
+
+def test_render_ansi_shows_the_table():
+    env = gym.make(senv.ENV_ID, rules="battle", opponents="expert", render_mode="ansi").unwrapped
+    env.reset(seed=0)
+    text = env.render()
+    assert text.startswith("hand 0 (battle), wall ") and "seat 0 is asked: exchange" in text
+    assert text.count("\n") == 5 and "> seat 0 (agent): " in text and "seat 1 (expert): " in text
+    v = gym.make_vec(senv.ENV_ID, num_envs=2, vectorization_mode="vector_entry_point", render_mode="ansi").unwrapped
+    v.reset(seed=0)
+    assert v.render().count("hand ") == 2
+    with pytest.raises(ValueError, match="render_mode must be one of ansi"):
+        gym.make(senv.ENV_ID, render_mode="human")
