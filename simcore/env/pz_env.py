@@ -30,8 +30,11 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped class)
     (every question with two or more legal answers; several seats at the exchange, the void
     choice and the claims are asked one after another, in the engine's order); its
     observation's mask shows its legal actions, every other agent's mask is zeros. Rewards: each
-    seat's net at the hand's end (``reward="paid"``: points as they are paid). The parallel API
-    is not given: the game asks one seat at a time except the exchange and the void choice."""
+    seat's net at the hand's end (``reward="paid"``: points as they are paid). PettingZoo removes
+    the agents (and their ``rewards``) as the loop steps them out at the end, so the episode's
+    totals stay readable after it in ``episode_rewards`` ({agent: points}), and the finished
+    hand's rows in ``last_result``. The parallel API is not given: the game asks one seat at a
+    time except the exchange and the void choice."""
 
     metadata = {"render_modes": [], "name": "sichuan_table_v0", "is_parallelizable": False}
 
@@ -50,6 +53,8 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped class)
         self._seed = None
         self._next_item = 0
         self._other = np.zeros_like(self.tables.obs[0])
+        self.episode_rewards = {a: 0.0 for a in AGENTS}
+        self.last_result = None
 
     def observation_space(self, agent):
         return self._obs_space
@@ -79,6 +84,8 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped class)
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
         self.infos = {a: {} for a in self.agents}
+        self.episode_rewards = {a: 0.0 for a in AGENTS}
+        self.last_result = None
         self._select()
 
     def _select(self) -> None:
@@ -99,8 +106,9 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped class)
         status = int(t.status[0])
         for s, a in enumerate(AGENTS):
             self.rewards[a] = float(t.reward[0, s])
+            self.episode_rewards[a] += self.rewards[a]
         if status == AG.EPISODE_END:
-            result = t.result(0)
+            result = self.last_result = t.result(0)
             for a in self.agents:
                 self.terminations[a] = True
                 self.infos[a] = {"hand": result.g, "result": result}

@@ -26,10 +26,11 @@ class IllegalActionError(ValueError):
     """An agent answered with an action its mask does not allow: nothing was played."""
 
 
-@dataclass
+@dataclass(eq=False)
 class HandResult:
     """A finished hand's rows, as ``sichuan simulate`` writes them: ``tables()`` gives the four
-    Arrow tables (hands, seats, wins, payments; ``simcore.runs.shards.COLUMNS``)."""
+    Arrow tables (hands, seats, wins, payments; ``simcore.runs.shards.COLUMNS``). Two results are
+    equal when every row is (PettingZoo's ``seed_test`` compares the infos that carry them)."""
 
     g: int
     hand: np.ndarray   # (N_HAND_FIELDS,)
@@ -38,6 +39,14 @@ class HandResult:
     pay: np.ndarray    # (payments, N_PAY_FIELDS)
     strategies: list
     hands_per_match: int = 1
+
+    def __eq__(self, other) -> bool:
+        if not isinstance(other, HandResult):
+            return NotImplemented
+        return (self.g == other.g and self.strategies == other.strategies and self.hands_per_match == other.hands_per_match
+                and all(np.array_equal(getattr(self, k), getattr(other, k)) for k in ("hand", "seat", "win", "pay")))
+
+    __hash__ = None
 
     @property
     def nets(self) -> np.ndarray:

@@ -224,6 +224,16 @@ def test_pettingzoo_self_play_with_builtin_actions_is_the_simulated_hand():
             e.step(a)
         res = info["result"]
         assert res.g == g and np.array_equal(res.seat, ref.seat[g]) and np.array_equal(res.hand, ref.hand[g])
+        # after the loop (every agent stepped out) the hand's totals and rows stay readable
+        assert not e.agents and e.last_result == res
+        assert [e.episode_rewards[a] for a in e.possible_agents] == list(res.nets.astype(float))
+
+
+def test_pettingzoo_seed_test_passes():
+    from pettingzoo.test import seed_test
+
+    seed_test(lambda: senv.env(), 300)
+    seed_test(lambda: senv.env(rules="flow", reward="paid"), 300)
 
 
 def test_the_observation_is_documented_slot_by_slot():
