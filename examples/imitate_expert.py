@@ -29,11 +29,10 @@ import numpy as np
 from sklearn.neural_network import MLPClassifier
 
 import simcore.env as senv
-from simcore.contract.records import S_NET
 from simcore.contract.rules import resolve
 from simcore.env.dataset import load, masks, observations, record
-from simcore.runs.batch import run_batch
-from strategies.registry import parse_seats, seat_functions
+from simcore.env.evaluate import paired_against
+from strategies.registry import parse_seats
 
 
 def _scale() -> np.ndarray:
@@ -108,26 +107,12 @@ def _fit(model, x, y) -> None:
         model.fit(x / SCALE, y)
 
 
-def duplicate(model, rules: str, walls: int, seed: int, tables: int = 256):
-    """The model at seat r of hands 0..walls-1 (every r), the experts elsewhere, against expert at
-    that seat on the same hands: per-wall mean of the four differences."""
-    expert = run_batch(resolve(rules), seat_functions(parse_seats("expert")), seed, 0, walls)
-    diffs = np.zeros((walls, 4))
-    for r in range(4):
-        env = gym.make_vec(senv.ENV_ID, num_envs=min(tables, walls), vectorization_mode="vector_entry_point",
-                           rules=rules, opponents="expert", seat=r, copy=False)
-        obs, _ = env.reset(seed=seed, options={"last": walls - 1})   # hands 0..walls-1, each once
-        while not env.unwrapped.over.all():
-            acts = masked_best(model, obs["observation"], obs["action_mask"])   # a finished table's is ignored
-            obs, rew, term, trunc, info = env.step(acts)
-            for i in np.flatnonzero(info.get("hand_ended", [])):
-                res = env.unwrapped.result(i)
-                diffs[res.g, r] = res.nets[r] - expert.seat[res.g, r, S_NET]
-    d = diffs.mean(1)
-    half = 1.96 * d.std(ddof=1) / np.sqrt(walls)
-    print(f"duplicate, {walls:,} walls x 4 seats vs 3 experts ({rules}): imitation - expert = {d.mean():+.3f} "
-          f"[95% CI {d.mean() - half:+.3f}, {d.mean() + half:+.3f}] points a hand")
-    return d.mean(), half
+def duplicate(model, rules: str, walls: int, seed: int):
+    """The model at each seat in turn against three experts, against expert on the same hands."""
+    res = paired_against(lambda obs: masked_best(model, obs["observation"], obs["action_mask"]), rules, "expert",
+                         walls, seed)
+    print(f"duplicate vs 3 experts ({rules}): imitation - expert = {res}")
+    return res.mean, res.half_width
 
 
 def main(argv=None):
