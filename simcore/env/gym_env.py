@@ -168,18 +168,28 @@ class TableVectorEnv(VectorEnv):
     ``action_space.sample()`` draws a legal action for every table. An action outside a table's
     mask is never played: by default (``illegal="refuse"``) that table stands at its decision
     (reward 0; ``infos["illegal_action"]`` holds the reason, "" elsewhere) while the others play
-    on; ``illegal="raise"`` raises ``IllegalActionError`` and plays nothing."""
+    on; ``illegal="raise"`` raises ``IllegalActionError`` and plays nothing.
+
+    Self-play: ``seats=(0, 1, 2, 3)`` (or any several) makes those seats all agents, one policy
+    answering for each (``seat`` is then ignored): a step answers whichever of them each table
+    asks, ``infos["seat"]`` says which seat the returned observation is for, the reward is the
+    acting seat's, and ``infos["rewards"]`` holds every seat's (num_envs, 4) so each seat's
+    points can be credited to it (at a hand's end all four are paid)."""
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": ["ansi"], "render_fps": 4}
 
     def __init__(self, num_envs: int = 1, rules="battle", opponents="expert", seat: int = 0, match: bool = False,
                  reward: str = "hand", raw_view: bool = False, draw_order: str = "table", copy: bool = True,
-                 illegal: str = "refuse", render_mode=None):
-        _check_options(seat, reward, illegal)
+                 illegal: str = "refuse", render_mode=None, seats=None):
+        seats = (seat,) if seats is None else tuple(int(s) for s in seats)
+        for s in seats:
+            _check_options(s, reward, illegal)
+        if not seats or len(set(seats)) != len(seats):
+            raise ValueError(f"seats must be distinct seats among 0, 1, 2, 3, got {seats!r}")
         _check_render(render_mode, self.metadata)
         self.num_envs = int(num_envs)
-        self.seat, self.raw_view, self.copy, self.illegal = seat, raw_view, copy, illegal
-        self.tables = Tables(self.num_envs, rules, opponents, agents=(seat,), match=match,
+        self.seat, self.seats, self.raw_view, self.copy, self.illegal = seats[0], seats, raw_view, copy, illegal
+        self.tables = Tables(self.num_envs, rules, opponents, agents=seats, match=match,
                              paid_now=reward == "paid", draw_order=draw_order)
         self.single_observation_space = observation_space()
         self.single_action_space = action_space()
@@ -213,6 +223,8 @@ class TableVectorEnv(VectorEnv):
 
     def _infos(self) -> dict:
         infos = {"action_mask": self.action_masks(), "_action_mask": np.ones(self.num_envs, bool)}
+        if len(self.seats) > 1:
+            infos["seat"] = self.tables.asked_seats()
         if self.raw_view:
             infos["view"] = self.tables.views()
         return infos
@@ -237,8 +249,11 @@ class TableVectorEnv(VectorEnv):
             raise RuntimeError("call reset() before step()")
         t = self.tables
         actions = np.ascontiguousarray(actions, np.int64).reshape(self.num_envs)
+        acting = t.asked_seats() if len(self.seats) > 1 else np.full(self.num_envs, self.seat)
         refused = t.step(actions, refuse=self.illegal == "refuse")
         infos = self._infos()
+        if len(self.seats) > 1:
+            infos["rewards"] = t.reward.astype(np.float64)
         if refused.any():
             infos["illegal_action"] = np.array([t.illegal_message(i, actions) if refused[i] else ""
                                                 for i in range(self.num_envs)], object)
@@ -252,7 +267,8 @@ class TableVectorEnv(VectorEnv):
             infos["hand_ended"] = t.ended.copy()
         # an episode ends where a table's hand (or match) ends, its last one too (the table then stands still)
         terminated = (t.status == AG.EPISODE_END) | (t.ended & (t.status == AG.OVER))
-        return self._obs(), t.reward[:, self.seat].astype(np.float64), terminated, np.zeros(self.num_envs, bool), infos
+        reward = t.reward[np.arange(self.num_envs), np.maximum(acting, 0)].astype(np.float64)
+        return self._obs(), reward, terminated, np.zeros(self.num_envs, bool), infos
 
     def builtin_action(self, spec: str) -> np.ndarray:
         """(num_envs,) the action seat spec ``spec`` would take at each table's pending decision."""

@@ -213,6 +213,11 @@ class Tables:
 
     # -- what a table stands at ------------------------------------------------------------------
 
+    def asked_seats(self) -> np.ndarray:
+        """(n,) the seat each table asks (-1 where it asks none: past its last item)."""
+        seats = self.E[np.arange(self.n), AG.E_PEND + self.E[:, AG.E_POS]].astype(np.int64)
+        return np.where(self.status == AG.OVER, -1, seats)
+
     def pending_seat(self, i: int) -> int:
         return int(self.E[i, AG.E_PEND + self.E[i, AG.E_POS]])
 

@@ -403,3 +403,36 @@ def test_render_ansi_shows_the_table():
     assert v.render().count("hand ") == 2
     with pytest.raises(ValueError, match="render_mode must be one of ansi"):
         gym.make(senv.ENV_ID, render_mode="human")
+
+
+def test_vector_self_play_with_four_expert_agents_is_the_simulated_hands():
+    """Four learning seats in one vector env: each step answers the seat each table asks
+    (``infos["seat"]``); four ``builtin_action("expert")`` agents play every hand exactly as
+    ``sichuan simulate --seats expert`` does, and every seat's points are credited to it."""
+    from simcore.contract.records import S_NET
+    from simcore.contract.rules import resolve
+    from simcore.runs.batch import run_batch
+    from strategies.registry import parse_seats, seat_functions
+
+    for rules in ("battle", "flow"):
+        walls = 12
+        ref = run_batch(resolve(rules), seat_functions(parse_seats("expert")), 4, 0, walls)
+        env = gym.make_vec(senv.ENV_ID, num_envs=5, vectorization_mode="vector_entry_point", rules=rules,
+                           seats=(0, 1, 2, 3)).unwrapped
+        obs, infos = env.reset(seed=4, options={"last": walls - 1})
+        credited = np.zeros((walls, 4))
+        seen = set()
+        while not env.over.all():
+            asked = infos["seat"]
+            assert (asked[~env.over] >= 0).all()
+            before = [env.tables.hand_index(i) for i in range(env.num_envs)]
+            obs, r, term, _, infos = env.step(env.builtin_action("expert"))
+            for i in range(env.num_envs):
+                credited[before[i]] += infos["rewards"][i] if before[i] < walls else 0
+            assert np.array_equal(r, infos["rewards"][np.arange(env.num_envs), np.maximum(asked, 0)])
+            seen.update(int(a) for a in asked[asked >= 0])
+            for i in np.flatnonzero(term):
+                res = env.result(i)
+                assert np.array_equal(res.seat, ref.seat[res.g]) and np.array_equal(res.hand, ref.hand[res.g])
+        assert seen == {0, 1, 2, 3}
+        assert np.array_equal(credited, ref.seat[:, :, S_NET].astype(float))
