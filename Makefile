@@ -22,7 +22,7 @@ test: setup
 	$(PY) -m pytest -q
 
 bench: setup
-	$(PY) -m benchmarks.bench
+	$(PY) -m benchmarks.bench --record
 
 run: setup
 	$(VENV)/bin/sichuan simulate --hands 1000000 --out runs/demo

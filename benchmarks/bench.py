@@ -946,12 +946,15 @@ def save_history(path: Path, entries: list) -> None:
 
 INTRO = """# Benchmarks
 
-`make bench` (that is, `.venv/bin/python -m benchmarks.bench`) measures the simulator and records
-the figures here, newest run first, against the project's targets. One section alone:
+`make bench` (that is, `.venv/bin/python -m benchmarks.bench --record`) measures the simulator and
+records the figures here, newest run first, against the project's targets. One section alone:
 `.venv/bin/python -m benchmarks.bench --only engine` (sections: `evaluator`, `engine`, `ladder`,
-`policies`, `runs`, `dask`, `search`, and on request `versus`, `precision`, `luck`, `draw-order`, `coverage`, `compile` and `learned`; `--quick` for smaller sizes; `--help`). Each run appends an entry to
-`benchmarks/history.json`, from which this file is regenerated; "previous" is the most recent
-earlier entry of the same size (full or quick) that has the figure.
+`policies`, `runs`, `dask`, `search`, `env`, and on request `versus`, `precision`, `luck`, `draw-order`,
+`coverage`, `compile` and `learned`; `--quick` for smaller sizes; `--no-wait` to start without
+waiting for other processes to go quiet; `--help`). Without `--record` a run prints its figures
+and writes nothing tracked; with it, the run appends an entry to `benchmarks/history.json`, from
+which this file is regenerated; "previous" is the most recent earlier entry of the same size
+(full or quick) that has the figure.
 
 - **evaluator**: ns per call of `simcore.contract.evaluate.shanten` (regular and seven pairs; what
   `simcore.inspection.hand.shanten` reduces to without melds), its table-only part `regular_shanten`, and
@@ -1000,6 +1003,12 @@ earlier entry of the same size (full or quick) that has the figure.
   target (battle and flow against expert), with `expert` against the efficient field on the same
   walls for reference; `expert+exchange=search` and `expert+void=search` against the expert field,
   5,000 walls; a curve of strength against fixed budgets (8, 32 and 128 rollouts a candidate).
+- **env** (issue 37): the vector env of 1,024 tables, one agent seat against three `expert`, a
+  random masked agent in numpy: agent decisions a second on one core without the agent's own time
+  (the jitted step's share and Python's), the single-table env through `gymnasium.make`, and
+  `sichuan dataset` of four expert seats against the engine's own expert hands a second. A
+  client's own cost comes on top: `examples/maskable_ppo.py` prints the rollout steps a second
+  inside Stable-Baselines3 beside the env's own (README: Python agents).
 - **versus** (only with `--only versus --base REV`): engine-only hands/s on one core of this tree
   against commit REV (its `simcore/` and `strategies/` from `git archive`), each play and preset
   of **engine**, the two trees measured alternately in one session, three rounds of two
@@ -1142,6 +1151,9 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--quick", action="store_true", help="smaller sizes (2,000 ladder walls, 1M-hand run, ...)")
     p.add_argument("--no-wait", action="store_true", help="do not wait for other processes to go quiet first")
     p.add_argument("--note", action="append", default=[], help="a remark to keep with the entry (repeatable)")
+    p.add_argument("--record", action="store_true",
+                   help="append the entry to benchmarks/history.json and rewrite BENCHMARKS.md (make bench does); "
+                        "without it the figures are printed only")
     p.add_argument("--render-only", action="store_true", help="only regenerate the markdown from the history")
     p.add_argument("--out", default=str(ROOT / "BENCHMARKS.md"), help="markdown file to update [BENCHMARKS.md]")
     args = p.parse_args(argv)
@@ -1184,9 +1196,13 @@ def main(argv=None) -> int:
              "quick": args.quick, "seconds": round(time.perf_counter() - t0, 1), "machine": machine(),
              "sections": ctx.results, "errors": errors, "notes": args.note}
     entries = ctx.history + [entry]
-    save_history(hist_path, entries)
-    out.write_text(render(entries))
-    log(f"wrote {out} and {hist_path} ({entry['seconds']:.0f} s)")
+    if args.record:
+        save_history(hist_path, entries)
+        out.write_text(render(entries))
+        log(f"wrote {out} and {hist_path} ({entry['seconds']:.0f} s)")
+    else:
+        print(entry_markdown(entries, len(entries) - 1))
+        log(f"not recorded ({entry['seconds']:.0f} s): --record appends it to {hist_path.name} and rewrites {out.name}")
     return 1 if errors else 0
 
 
