@@ -10,6 +10,7 @@ defined once here as click decorators (:func:`rules_options`, or :func:`rules_op
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import click
 
@@ -317,12 +318,46 @@ def rollout_options(f):
                         help="Sampled tables per decision; every candidate is played out on each of them.")(f)
 
 
+def _show_trace_file(path: str, fmt: str, out: str | None) -> None:
+    """``sichuan trace --from FILE``: a trace file's hands (TRACE.md events, a hand from each
+    ``start`` event) as JSON Lines, text or a page."""
+    from simcore.inspection.trace import read_trace, to_jsonl, to_text
+
+    try:
+        hands = read_trace(path)
+    except (OSError, ValueError) as exc:
+        raise CliError(f"{path}: {_one_line(exc)}") from None
+    if fmt == "html":
+        from simcore.inspection.page import HandViewer
+
+        if out is None:
+            raise CliError("--format html writes a file: add -o FILE.html")
+        try:
+            HandViewer(hands).save(out)
+        except OSError as exc:
+            raise CliError(f"cannot write {out}: {exc.strerror or exc}") from None
+        click.echo(f"wrote {out} ({len(hands)} hand{'s' if len(hands) != 1 else ''}); open it in a browser", err=True)
+        return
+    text = "\n".join(to_text(h) if fmt == "text" else to_jsonl(h) for h in hands)
+    if out is None:
+        click.echo(text)
+    else:
+        try:
+            Path(out).write_text(text + "\n")
+        except OSError as exc:
+            raise CliError(f"cannot write {out}: {exc.strerror or exc}") from None
+
+
 @main.command("trace")
 @click.argument("run_dir", required=False, metavar="[RUN_DIR]")
 @rules_options
 @click.option("--seed", type=click.IntRange(min=0), default=None, help="Run seed [default: 0].")
-@click.option("--hand", "hands", required=True, metavar="N|A-B", help="Hand index, or an inclusive range.")
+@click.option("--hand", "hands", default=None, metavar="N|A-B", help="Hand index, or an inclusive range (required "
+              "but with --from).")
 @seats_option
+@click.option("--from", "from_file", type=click.Path(exists=True, dir_okay=False), default=None, metavar="FILE.jsonl",
+              help="Print (or show as a page) the hands of a trace file as they are, replaying nothing: e.g. an "
+                   "agent's episode written by simcore.env (write_trace).")
 @click.option("--format", "fmt", type=click.Choice(["json", "text", "html"]), default="json", show_default=True,
               help="json: TRACE.md's JSON Lines; text: one readable line per event; html: a page that replays "
                    "the hands in a browser (needs -o; at most 500 hands a page, simcore.inspection.page.MAX_HANDS).")
@@ -336,8 +371,8 @@ def rollout_options(f):
               help="Replay a run's hands though a strategy file (or one it imports) changed since the run: "
                    "one warning line, and the hands may differ from the run's.")
 @draw_order_option("table")
-def trace_cmd(run_dir, rules_spec, sets, seed, hands, seats_spec, fmt, out, review_seat, rollouts, policy, discards,
-              allow_changed_strategy, draw_order):
+def trace_cmd(run_dir, rules_spec, sets, seed, hands, seats_spec, from_file, fmt, out, review_seat, rollouts, policy,
+              discards, allow_changed_strategy, draw_order):
     """Replay hands and print every event (docs/TRACE.md), or write them as a page to watch.
 
     Without RUN_DIR, hands are independent hands of the given rules, seats and seed: hand N is
@@ -356,11 +391,21 @@ def trace_cmd(run_dir, rules_spec, sets, seed, hands, seats_spec, fmt, out, revi
         sichuan trace runs/demo --hand 12345
         sichuan trace --rules flow --seed 1 --hand 0 --format html -o hand.html
         sichuan trace --seed 7 --hand 3 --format html --review 0 -o review.html
+        sichuan trace --from episode.jsonl --format text
     """
     from simcore.engine import RunOptions
     from simcore.inspection.run_hands import ONLY_THE_RUNS_OWN, hands_of_run, independent_hands
     from simcore.inspection.trace import to_jsonl, to_text
 
+    if from_file is not None:
+        if run_dir is not None or hands is not None or rules_spec is not None or sets or seed is not None \
+                or seats_spec is not None or review_seat is not None:
+            raise CliError("--from prints a trace file as it is: give no RUN_DIR, --hand, --rules, --set, --seed, "
+                           "--seats or --review with it")
+        _show_trace_file(from_file, fmt, out)
+        return
+    if hands is None:
+        raise CliError("Missing option '--hand' (or --from FILE.jsonl)")
     wanted = parse_hand_range(hands)
     if review_seat is not None and fmt != "html":
         raise CliError("--review draws its judgements on the page: add --format html -o FILE.html "

@@ -26,7 +26,8 @@ from simcore.engine.sample import (
 from simcore.engine.state import (
     AGENTS_PAUSE, AT_END, DEAL_END, N_DRAWABLE, PAUSED, ROLLOUT_STATE_LEN, STATE_FIELDS, buffer_caps, concealed,
     events_logged, hand_index, hand_over, is_locked, kongs_declared, layout, log_rows, meld_counts,
-    melds, new_state, script_used, seat_view, set_pause, state_table, void_of, wall_tiles,
+    SCRIPT_AT_CHOICE, melds, new_state, passed_tiles, script_used, seat_view, set_pause, state_table, void_of,
+    wall_tiles,
 )
 
 __all__ = [
@@ -38,7 +39,8 @@ __all__ = [
     "new_state", "layout", "log_rows", "play_hand", "play_on", "STATE_FIELDS", "state_table", "ROLLOUT_STATE_LEN",
     "AT_END", "PAUSED", "AGENTS_PAUSE", "DEAL_END", "N_DRAWABLE",
     "hand_index", "seat_view", "set_pause", "buffer_caps", "events_logged", "hand_over", "concealed",
-    "meld_counts", "melds", "kongs_declared", "void_of", "is_locked", "wall_tiles", "script_used",
+    "meld_counts", "melds", "kongs_declared", "void_of", "is_locked", "wall_tiles", "script_used", "passed_tiles",
+    "SCRIPT_AT_CHOICE",
     "view_at", "net_at", "answer_at", "set_hand_at", "events_at", "log_at",
     # sampled tables (search)
     "sample_state", "set_answer", "WK_END", "WK_SHAPE", "arena_for", "arena_with", "pose", "sample_table",

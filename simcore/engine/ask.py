@@ -25,7 +25,7 @@ from simcore.engine.legal import exchange_picks, has_choice, legal_actions, _low
 from simcore.engine.shadow import _shadow
 from simcore.engine.state import (
     I64, MINUS_ONE, O_AGENT_ANS, O_AGENT_SKIP, O_AGENTS, O_ASKED, O_CHECK, O_FNS, O_LOCKED, O_OFF_SCRIPT,
-    O_SCRIPT_LEN, O_SCRIPT_POS, O_SH_DONE, O_SH_ON, O_SITUATIONS, O_VIEW_COPY, SH_ASKING,
+    O_SCRIPT_LEN, O_SCRIPT_POS, O_SH_DONE, O_SH_ON, O_SITUATIONS, O_VIEW_COPY, SCRIPT_AT_CHOICE, SH_ASKING,
 )
 from simcore.engine.table import _error, _tab, tiles_left, _v
 
@@ -41,15 +41,18 @@ def _ask(S, seat, q):
 
 @nb.njit(cache=True, _nrt=False)
 def _ask_seat(S, seat, q):
-    """Ask a seat's strategy (or the scenario script, when it has an entry for this question).
-    The wall count in the view is brought up to date here, the only time a strategy reads it."""
+    """Ask a seat's strategy (or the scenario script, when it has an entry for this question; an
+    entry marked ``SCRIPT_AT_CHOICE`` only where the question has two or more legal answers, as
+    an agent seat is asked, so an agent's answers replay as a script). The wall count in the view
+    is brought up to date here, the only time a strategy reads it."""
     v = _v(seat)
     S[v + vw.V_QUESTION] = q
     S[v + vw.V_WALL_LEFT] = tiles_left(S)
     pos = S[O_SCRIPT_POS + seat]
     if pos < S[O_SCRIPT_LEN]:
         o = S[O_OFF_SCRIPT] + (seat * S[O_SCRIPT_LEN] + pos) * 3
-        if S[o] == q and (S[o + 1] < 0 or S[o + 1] == S[v + vw.V_TILE]):
+        if (S[o] == q or (S[o] == q + SCRIPT_AT_CHOICE and has_choice(S, seat, q))) \
+                and (S[o + 1] < 0 or S[o + 1] == S[v + vw.V_TILE]):
             S[O_SCRIPT_POS + seat] = pos + 1
             return S[o + 2]
     S[O_ASKED + seat * N_QUESTIONS + q] += 1

@@ -57,6 +57,11 @@ class Field(NamedTuple):
     doc: str
 
 
+# a scenario script entry's question plus this is used only where the question has a choice
+# (``ask._ask_seat``): an agent's recorded answers (``simcore.env.Tables.trace``)
+SCRIPT_AT_CHOICE = 16
+
+
 def _f(name, length, region, rollout, doc=""):
     return Field(name, length, region, rollout, doc)
 
@@ -366,6 +371,11 @@ def melds(S, seat: int) -> list[tuple[int, int]]:
     """The seat's declared sets, (view.M_* kind, tile) in the order declared."""
     return [(int(S[O_MELD_KIND + seat * 4 + i]), int(S[O_MELD_TILE + seat * 4 + i]))
             for i in range(int(S[O_N_MELDS + seat]))]
+
+
+def passed_tiles(S, seat: int) -> list[int]:
+    """The three tiles the seat passed in the exchange (as they left, once it was made)."""
+    return [int(S[O_PASSED + seat * 3 + i]) for i in range(3)]
 
 
 def kongs_declared(S, seat: int) -> int:

@@ -23,6 +23,14 @@ def fresh_seed() -> int:
     return int(np.random.SeedSequence().generate_state(1, np.uint64)[0] >> np.uint64(2))
 
 
+def _write_events(path, events) -> None:
+    from pathlib import Path
+
+    from simcore.inspection.trace import to_jsonl
+
+    Path(path).write_text(to_jsonl(events) + "\n")
+
+
 def _check_render(render_mode, metadata) -> None:
     if render_mode is not None and render_mode not in metadata["render_modes"]:
         raise ValueError(f"render_mode must be one of {', '.join(metadata['render_modes'])} or None, "
@@ -62,13 +70,13 @@ class TableEnv(gym.Env):
 
     def __init__(self, rules="battle", opponents="expert", seat: int = 0, match: bool = False,
                  reward: str = "hand", raw_view: bool = False, draw_order: str = "table", illegal: str = "refuse",
-                 render_mode=None):
+                 render_mode=None, record_trace: bool = False):
         _check_options(seat, reward, illegal)
         _check_render(render_mode, self.metadata)
         self.seat, self.illegal = seat, illegal
         self.raw_view = raw_view
         self.tables = Tables(1, rules, opponents, agents=(seat,), match=match, paid_now=reward == "paid",
-                             draw_order=draw_order)
+                             draw_order=draw_order, record=record_trace)
         self.observation_space = observation_space()
         self.action_space = action_space(legal=self._mask)
         self.render_mode = render_mode
@@ -152,6 +160,16 @@ class TableEnv(gym.Env):
             return self.tables.text(0)
         return None
 
+    def trace(self):
+        """The last finished hand as the project's trace (``record_trace=True``): a ``TracedHand``
+        whose ``events`` are TRACE.md's, the agent's answers included; ``write_trace`` saves them."""
+        return self.tables.trace(0)
+
+    def write_trace(self, path) -> None:
+        """The last finished hand's trace as JSON Lines: ``sichuan trace --from PATH`` prints it
+        (``--format html -o FILE.html``: the viewer shows it)."""
+        _write_events(path, self.trace().events)
+
 
 class TableVectorEnv(VectorEnv):
     """``num_envs`` tables with the agent at ``seat``, stepped together by one jitted call; table
@@ -180,7 +198,7 @@ class TableVectorEnv(VectorEnv):
 
     def __init__(self, num_envs: int = 1, rules="battle", opponents="expert", seat: int = 0, match: bool = False,
                  reward: str = "hand", raw_view: bool = False, draw_order: str = "table", copy: bool = True,
-                 illegal: str = "refuse", render_mode=None, seats=None):
+                 illegal: str = "refuse", render_mode=None, seats=None, record_trace: bool = False):
         seats = (seat,) if seats is None else tuple(int(s) for s in seats)
         for s in seats:
             _check_options(s, reward, illegal)
@@ -190,7 +208,7 @@ class TableVectorEnv(VectorEnv):
         self.num_envs = int(num_envs)
         self.seat, self.seats, self.raw_view, self.copy, self.illegal = seats[0], seats, raw_view, copy, illegal
         self.tables = Tables(self.num_envs, rules, opponents, agents=seats, match=match,
-                             paid_now=reward == "paid", draw_order=draw_order)
+                             paid_now=reward == "paid", draw_order=draw_order, record=record_trace)
         self.single_observation_space = observation_space()
         self.single_action_space = action_space()
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
@@ -277,6 +295,14 @@ class TableVectorEnv(VectorEnv):
     def result(self, i: int):
         """Table i's last finished hand's rows (``HandResult``)."""
         return self.tables.result(i)
+
+    def trace(self, i: int):
+        """Table i's last finished hand as the project's trace (``record_trace=True``; ``TableEnv.trace``)."""
+        return self.tables.trace(i)
+
+    def write_trace(self, i: int, path) -> None:
+        """Table i's last finished hand's trace as JSON Lines (``sichuan trace --from PATH``)."""
+        _write_events(path, self.trace(i).events)
 
     def render(self):
         """``render_mode="ansi"``: every table as text."""

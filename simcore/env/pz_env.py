@@ -36,15 +36,15 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped class)
     hand's rows in ``last_result``. The parallel API is not given: the game asks one seat at a
     time except the exchange and the void choice."""
 
-    metadata = {"render_modes": [], "name": "sichuan_table_v0", "is_parallelizable": False}
+    metadata = {"render_modes": ["ansi"], "name": "sichuan_table_v0", "is_parallelizable": False}
 
     def __init__(self, rules="battle", match: bool = False, reward: str = "hand", raw_view: bool = False,
-                 draw_order: str = "table", render_mode=None):
+                 draw_order: str = "table", render_mode=None, record_trace: bool = False):
         super().__init__()
         if reward not in REWARDS:
             raise ValueError(f"reward must be one of {', '.join(REWARDS)}, got {reward!r}")
         self.tables = Tables(1, rules, "random", agents=(0, 1, 2, 3), match=match, paid_now=reward == "paid",
-                             draw_order=draw_order)
+                             draw_order=draw_order, record=record_trace)
         self.possible_agents = list(AGENTS)
         self.raw_view = raw_view
         self.render_mode = render_mode
@@ -123,7 +123,20 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped class)
         """The action seat spec ``spec`` would take at the pending decision (for the seat asked)."""
         return int(self.tables.builtin(spec)[0])
 
+    def trace(self):
+        """The last finished hand as the project's trace (``record_trace=True``; ``TableEnv.trace``)."""
+        return self.tables.trace(0)
+
+    def write_trace(self, path) -> None:
+        """The last finished hand's trace as JSON Lines (``sichuan trace --from PATH``)."""
+        from simcore.env.gym_env import _write_events
+
+        _write_events(path, self.trace().events)
+
     def render(self):
+        """``render_mode="ansi"``: the table as text."""
+        if self.render_mode == "ansi":
+            return self.tables.text(0)
         return None
 
     def close(self):

@@ -88,7 +88,7 @@ class Tables:
     ``last``: the last item a table may play (None: no end)."""
 
     def __init__(self, n: int, rules="battle", opponents="expert", agents=(0,), match: bool = False,
-                 paid_now: bool = False, draw_order: str = "table"):
+                 paid_now: bool = False, draw_order: str = "table", record: bool = False):
         from strategies.registry import seat_functions
 
         if n < 1:
@@ -124,6 +124,11 @@ class Tables:
         self.ended = np.zeros(n, bool)
         self._builtins: dict = {}
         self.seed = None
+        # with ``record``: what the agents answered, per table, in the hand being played and in the
+        # last one finished (``trace``)
+        self.record = bool(record)
+        self._answers: list = [[] for _ in range(n)]
+        self._finished: list = [None] * n
 
     # -- pickling: the state holds this process's addresses ---------------------------------------
 
@@ -131,9 +136,10 @@ class Tables:
 
     def __getstate__(self) -> dict:
         return {"args": (self.n, self.rules, [s.canonical for s in self.specs], self.agents, self.match,
-                         self.paid_now, self.draw_order),
+                         self.paid_now, self.draw_order, self.record),
                 "arrays": {k: getattr(self, k) for k in self._ARRAYS}, "seed": self.seed,
-                "builtins": {spec: b.state() for spec, b in self._builtins.items()}}
+                "builtins": {spec: b.state() for spec, b in self._builtins.items()},
+                "answers": (self._answers, self._finished)}
 
     def __setstate__(self, state: dict) -> None:
         """The tables rebuilt from their seats and rules, their arrays restored, and the addresses
@@ -147,6 +153,7 @@ class Tables:
         AG.rebind_kernel()(self.ST, self.A, self.tab, p.fns, self.setup, p.rfns, p.arena)
         for spec, s in state["builtins"].items():
             self.builtin_of(spec).restore(s)
+        self._answers, self._finished = state["answers"]
 
     # -- playing -------------------------------------------------------------------------------
 
@@ -163,6 +170,8 @@ class Tables:
                        p.rfns, p.arena)
         for b in self._builtins.values():
             b.clear()
+        self._answers = [[] for _ in range(self.n)]
+        self._finished = [None] * self.n
         AG.first_decisions(self.ST, self.E, self.obs, self.masks, self.reward, self.status, self.hand, self.seat,
                            self.win, self.pay, self.paid_now)
         self._raise_errors()
@@ -177,6 +186,8 @@ class Tables:
         if bad.any() and not refuse:
             raise IllegalActionError(self.illegal_message(int(np.flatnonzero(bad)[0]), actions))
         live = self.status != AG.OVER
+        if self.record:
+            self._keep_answers(actions, live & ~bad)
         if bad.any():   # as a table past its last item, the kernel leaves it as it is
             held = self.obs[bad].copy(), self.masks[bad].copy()
             self.E[bad, AG.E_OVER] = 1
@@ -187,8 +198,53 @@ class Tables:
             self.status[bad] = AG.DECISION
             self.obs[bad], self.masks[bad] = held
         self.ended = live & ~bad & (self.status != AG.DECISION)   # tables whose hand ended in this step
+        if self.record:
+            for i in np.flatnonzero(self.ended):
+                self._finished[i], self._answers[i] = self._answers[i], []
         self._raise_errors()
         return bad
+
+    def _keep_answers(self, actions: np.ndarray, answering: np.ndarray) -> None:
+        """Each answering table's agent answer as a scenario script entry (seat, question, the tile
+        it is on, the engine's answer); the exchange's three picks as the one pass the seat made,
+        taken from the state at its void question, the first question after it."""
+        from simcore.contract.actions import answer_of
+        from simcore.contract.view import Q_CLAIM, Q_EXCHANGE, Q_ROB, Q_TURN, Q_VOID, V_TILE, pack3
+
+        for i in np.flatnonzero(answering):
+            seat, q = self.pending_seat(i), self.question(i)
+            if q == Q_EXCHANGE:
+                continue
+            if q == Q_VOID and self.rules.exchange:
+                self._answers[i].append((seat, Q_EXCHANGE, -1, int(pack3(*K.passed_tiles(self.ST[i], seat)))))
+            tile = int(K.seat_view(self.ST[i], seat)[V_TILE]) if q in (Q_TURN, Q_CLAIM, Q_ROB) else -1
+            self._answers[i].append((seat, q, tile, int(answer_of(np.int64(q), np.int64(actions[i]), np.int64(tile)))))
+
+    def trace(self, i: int):
+        """Table i's last finished hand replayed with the agents' answers as scenario scripts
+        (``simcore.inspection.trace``: TRACE.md events, ``sichuan trace``'s and the viewer's), and
+        checked against the rows it played: a ``TracedHand``. Needs ``record=True``."""
+        from simcore.inspection.trace import trace_hand
+
+        if not self.record:
+            raise ValueError("these tables keep no answers to trace: make them with record=True (an env: "
+                             "record_trace=True)")
+        answers = self._finished[i]
+        if answers is None:
+            raise ValueError(f"table {i} has finished no hand yet")
+        res = self.result(i)
+        per_seat = {s: [a for a in answers if a[0] == s] for s in range(4)}
+        script = np.full((4, max([len(v) for v in per_seat.values()] + [1]), 3), -1, np.int64)
+        for s, entries in per_seat.items():
+            for k, (_, q, tile, ans) in enumerate(entries):
+                # used only where the question has a choice, as the agent was asked
+                script[s, k] = (q + K.SCRIPT_AT_CHOICE, tile, ans)
+        traced = trace_hand(self.rules, self.players, self.strategies, self.seed, res.g, int(res.hand[rec.H_DEALER]),
+                            res.seat[:, rec.S_SCORE_BEFORE], options=K.RunOptions(self.draw_order), script=script)
+        if not (np.array_equal(traced.seat[0, :, rec.S_NET], res.seat[:, rec.S_NET])
+                and np.array_equal(traced.hand[0, :rec.H_N_EVENTS], res.hand[:rec.H_N_EVENTS])):
+            raise EngineError(f"hand {res.g} of table {i} did not replay as it was played with its agents' answers")
+        return traced
 
     def illegal_tables(self, actions: np.ndarray) -> np.ndarray:
         """(n,) bool: the live tables whose action is outside their mask."""

@@ -314,6 +314,29 @@ def to_jsonl(events) -> str:
     return "\n".join(json.dumps(ev) for ev in events)
 
 
+def read_trace(path) -> list[list[dict]]:
+    """A trace file's hands: its JSON Lines events, a new hand at each ``start`` event."""
+    hands: list[list[dict]] = []
+    with open(path) as f:
+        for k, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            try:
+                ev_ = json.loads(line)
+            except ValueError:
+                raise ValueError(f"line {k} is not JSON: not a trace file (docs/TRACE.md)") from None
+            if not isinstance(ev_, dict) or "event" not in ev_:
+                raise ValueError(f"line {k} is not a trace event (docs/TRACE.md)")
+            if ev_["event"] == "start" or not hands:
+                if ev_["event"] != "start":
+                    raise ValueError("the first event is not a hand's start (docs/TRACE.md)")
+                hands.append([])
+            hands[-1].append(ev_)
+    if not hands:
+        raise ValueError("holds no event")
+    return hands
+
+
 def _group(tiles) -> str:
     """["1m", "2m", "5p"] -> "12m 5p" (tiles grouped by suit)."""
     by = {s: "" for s in SUITS}

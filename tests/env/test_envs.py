@@ -436,3 +436,28 @@ def test_vector_self_play_with_four_expert_agents_is_the_simulated_hands():
                 assert np.array_equal(res.seat, ref.seat[res.g]) and np.array_equal(res.hand, ref.hand[res.g])
         assert seen == {0, 1, 2, 3}
         assert np.array_equal(credited, ref.seat[:, :, S_NET].astype(float))
+
+
+def test_every_episode_replays_as_a_trace_from_the_agents_answers():
+    """Four random agents (PettingZoo) and a vector env's tables: each finished hand replays from
+    the recorded answers to the rows it played (``Tables.trace`` checks it), in every preset."""
+    rng = np.random.default_rng(5)
+    for rules in ("battle", "flow", "chengdu", "kawu", "tfmj"):
+        e = senv.env(rules=rules, record_trace=True)
+        e.reset(seed=21)
+        for h in range(4):
+            if h:
+                e.reset()
+            for _ in e.agent_iter():
+                obs, _, term, _, _ = e.last()
+                e.step(None if term else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+            traced = e.unwrapped.trace()
+            assert traced.events[-1]["net"] == [int(x) for x in e.unwrapped.last_result.nets]
+            assert traced.events[0]["strategies"] == ["agent"] * 4
+    v = gym.make_vec(senv.ENV_ID, num_envs=3, vectorization_mode="vector_entry_point", rules="flow",
+                     record_trace=True).unwrapped
+    v.reset(seed=2, options={"last": 5})
+    while not v.over.all():
+        _, _, term, _, _ = v.step(v.action_space.sample())
+        for i in np.flatnonzero(term):
+            assert v.trace(i).events[-1]["net"] == [int(x) for x in v.result(i).nets]

@@ -368,6 +368,50 @@ def test_a_hand_stopped_by_an_illegal_answer_still_shows_up_to_it(tmp_path, brow
         browser.get(page_file.as_uri())
 
 
+def test_an_agents_episode_traced_through_the_viewer(tmp_path, browser, page_file):
+    """A hand an agent played in the Gymnasium env (random legal actions, seat 2, blood flow) is
+    written as the project's trace, replayed from the agent's answers and checked against the
+    rows it played (``Tables.trace``); ``sichuan trace --from`` prints it and puts it on a page
+    that shows, event by event, the replayer's table."""
+    import warnings
+
+    import gymnasium as gym
+    import numpy as np
+
+    import simcore.env as senv
+
+    env = gym.make(senv.ENV_ID, rules="flow", seat=2, record_trace=True).unwrapped
+    obs, _ = env.reset(seed=12)
+    rng = np.random.default_rng(3)
+    term = False
+    while not term:
+        obs, _, term, _, info = env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    traced = env.trace()
+    assert traced.events[0]["strategies"][2] == "agent"
+    assert traced.events[-1]["net"] == [int(x) for x in info["result"].nets]
+    assert any(e["event"] == "discard" and e["seat"] == 2 for e in traced.events)
+    path = tmp_path / "episode.jsonl"
+    env.write_trace(path)
+    text = CliRunner().invoke(cli, ["trace", "--from", str(path), "--format", "text"])
+    assert text.exit_code == 0 and "seat 2: agent" in text.output
+    out = tmp_path / "episode.html"
+    r = CliRunner().invoke(cli, ["trace", "--from", str(path), "--format", "html", "-o", str(out)])
+    assert r.exit_code == 0, r.output
+    bad = CliRunner().invoke(cli, ["trace", "--from", str(path), "--hand", "0"])
+    assert bad.exit_code == 2 and "--from prints a trace file as it is" in bad.output
+    try:
+        browser.get(out.as_uri())
+        show(browser, 0)
+        walk_and_compare(browser, traced.events, None)
+        assert not [e for e in browser.get_log("browser") if e.get("level") == "SEVERE"]
+    finally:
+        browser.get(page_file.as_uri())
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(ValueError, match="record_trace|record=True"):
+            gym.make(senv.ENV_ID).unwrapped.trace()
+
+
 # -- the reviewer ------------------------------------------------------------------------------------
 # Seat 0 of hand 3 (seed 7, expert) decides the exchange, its void, discards, a kong and a win.
 
