@@ -28,9 +28,9 @@ SEED = 1
 # duplicate ones): with the default luck-corrected, shadowed, seat-order duplicate, every arm but
 # the random ones gets a 95% interval no wider than 0.004 (the random arms, whose effects are
 # tens to hundreds of times larger, would need 7 to 20 million walls); 15M hands for flower-pigs,
-# 1.6M for battle-vs-flow, 1M for rule-sets. About half an hour on 2 cores. The learned field
-# (a third of expert's speed) is sized to tell its policies apart: intervals about 0.005 wide,
-# about a quarter of an hour more.
+# 1.6M for battle-vs-flow, 1M for rule-sets. The learned field (about a third of expert's
+# speed) is sized to tell its policies apart: intervals about 0.007 wide or narrower. About three
+# quarters of an hour on 2 cores in all (the learned field's two took 19 minutes on a busy machine).
 SIZES = {"exchange": 2_800_000, "exchange-efficient": 700_000, "exchange-learned": 1_000_000,
          "void": 700_000, "void-efficient": 300_000, "void-learned": 500_000,
          "flower-pigs": 600_000, "battle-vs-flow": 400_000, "rule-sets": 200_000}

@@ -155,7 +155,7 @@ def deal_models(tmp_path_factory):
     """An exchange and a void model trained end to end: a dataset whose seat searched its
     exchange and void, then sichuan learn --decision exchange / void."""
     d = tmp_path_factory.mktemp("deal")
-    run_cli("dataset", "--seats", DEAL_SEARCH, "--record", "0", "--hands", 120, "--seed", 3, "--tables", 20,
+    run_cli("dataset", "--seats", DEAL_SEARCH, "--record", "0", "--hands", 80, "--seed", 3, "--tables", 20,
             "--out", d / "ds", "-q")
     out = {}
     for decision in ("exchange", "void"):
