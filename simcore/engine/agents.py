@@ -24,9 +24,11 @@ import numpy as np
 from simcore.contract import view as vw
 from simcore.contract.actions import ACT_DISCARD, N_ACTIONS, action_of, answer_of
 from simcore.contract.arena import AR_FNS, AR_HEADER, AR_LEN
-from simcore.contract.nrt import address_of, call_strategy, data_ptr, strategy_addresses
+from simcore.contract.nrt import address_of, call_strategy, data_ptr, strategy_addresses, view_of
 from simcore.contract.records import ERR_NONE, N_PAY_FIELDS, N_WIN_FIELDS
-from simcore.contract.rules import R_HANDS_PER_MATCH, R_START_POINTS
+from simcore.contract.evaluate import (CTX_KONG_DISCARD, CTX_LAST_TILE, CTX_ROBBING_KONG, CTX_SELF_DRAW, N_PATTERNS,
+                                      base_of, score_patterns)
+from simcore.contract.rules import N_RULE_FIELDS, R_HANDS_PER_MATCH, R_START_POINTS
 from simcore.contract.tiles import N_KINDS, NO_VOID
 from simcore.contract.view import M_PUNG, Q_CLAIM, Q_EXCHANGE, Q_ROB, Q_TURN, Q_VOID, VIEW_LEN
 from simcore.engine.checks import _check
@@ -35,10 +37,12 @@ from simcore.engine.kernel import _compiled_for, _FNS, _set_arenas, _set_players
 from simcore.engine.legal import exchange_picks, has_choice, legal_actions, _lowest_bit, pose
 from simcore.engine.opening import _deal, _reset, _shuffle
 from simcore.engine.state import (
-    AGENTS_PAUSE, AT_EXCHANGE, AT_VOID, O_AGENT_ANS, O_AGENT_SKIP, O_AGENTS, O_AT, O_CUR, O_ERR, O_FIXED_END,
-    O_G, O_NET, O_NEXT_DEALER, O_PAUSE, O_RULES, O_SCORES_IN, PAUSED,
+    AGENTS_PAUSE, AT_EXCHANGE, AT_VOID, O_AGENT_ANS, O_AGENT_SKIP, O_AGENTS, O_AT, O_CUR, O_DISCARDED, O_ERR,
+    O_FIXED_END, O_G, O_HAND, O_KONGED, O_MELD_CNT, O_N_KONGS, O_N_MELDS, O_NET, O_NEXT_DEALER, O_PATS, O_PAUSE,
+    O_PHASE, O_RULES, O_SCORES_IN, O_VOID, PAUSED,
 )
-from simcore.engine.table import _tab, _v
+from simcore.engine.table import _fan_on, _tab, _v, tiles_left
+from simcore.engine.turns import self_draw_context
 
 I64 = np.int64
 ZERO, ONE, MINUS_ONE = I64(0), I64(1), I64(-1)
@@ -70,7 +74,7 @@ E_LEN = E_POSED + 1
 N_RECENT = 16
 # The observation's layout version (OBS_FIELDS): a change that adds, moves or resizes a field bumps
 # it; datasets record it in dataset.json (a manifest without it: version 1).
-OBS_VERSION = 1
+OBS_VERSION = 2   # 2: the rules' options, what kongs have paid, the win on offer (issue 46)
 OBS_FIELDS = (
     ("question", 5, "one-hot: exchange, void, turn, claim, rob"),
     ("pick", 3, "exchange: one-hot, which of the three picks this is"),
@@ -103,6 +107,13 @@ OBS_FIELDS = (
                          "revealed hands and set-aside winning tiles); 4 less it is what is unseen"),
     ("draws", 4, "[r]: draws of relative seat r this hand"),
     ("void_cap", 4, "[r]: at most this many void-suit tiles relative seat r holds (-1: unknown)"),
+    ("rules", N_RULE_FIELDS, "the rule set's options as the engine holds them (``simcore.contract.rules``: "
+                             "``RuleSet.to_array``): blood flow, exchange, locks, caps, fan values, kong payments, "
+                             "the pig penalty, call transfer, ..."),
+    ("kongs_paid", 16, "[r*4 + p]: kong points relative seat p has paid relative seat r this hand (less what call "
+                       "transfer moved)"),
+    ("win_offer", 2, "turn, claim, rob: the fan and base of the win on offer, as the engine would score it "
+                     "(0, 0: none)"),
 )
 
 
@@ -139,9 +150,32 @@ OB_REVEALED = OBS_START["revealed"]
 OB_VISIBLE = OBS_START["visible"]
 OB_DRAWS = OBS_START["draws"]
 OB_VOID_CAP = OBS_START["void_cap"]
+OB_RULES = OBS_START["rules"]
+OB_KONGS_PAID = OBS_START["kongs_paid"]
+OB_WIN_OFFER = OBS_START["win_offer"]
 
 # what a step came to at a table (``step_tables``' ``status``)
 DECISION, HAND_END, EPISODE_END, ERROR, OVER = 0, 1, 2, 3, 4
+
+
+@nb.njit(cache=True, _nrt=False)
+def _fan_offered(S, seat, q):
+    """The fan the engine would score the win the seat is offered (its turn: a self-draw on the
+    hand it holds; a claim or a rob: on the tile offered), in the context settlement uses."""
+    if q == Q_TURN:
+        ctx, feeder = self_draw_context(S, seat, S[O_PHASE], S[_v(seat) + vw.V_DEALER])
+        if feeder >= 0:
+            ctx &= ~CTX_SELF_DRAW
+        o_h = O_HAND + seat * N_KINDS
+        return score_patterns(_tab(S), view_of(S, o_h, N_KINDS), S[O_VOID + seat], S[O_N_MELDS + seat],
+                              view_of(S, O_MELD_CNT + seat * N_KINDS, N_KINDS), S[O_N_KONGS + seat], ctx,
+                              view_of(S, O_RULES, N_RULE_FIELDS), view_of(S, O_PATS, N_PATTERNS))
+    last = CTX_LAST_TILE if tiles_left(S) == 0 else 0
+    if q == Q_ROB:
+        ctx = CTX_ROBBING_KONG | last
+    else:
+        ctx = last | (CTX_KONG_DISCARD if S[O_KONGED] else 0)
+    return _fan_on(S, seat, S[O_DISCARDED], I64(ctx))
 
 
 @nb.njit(cache=True, _nrt=False)
@@ -206,6 +240,15 @@ def observe(S, E, seat, out):
                 out[OB_MELDS + r * N_KINDS + t] += 3.0 if kind == M_PUNG else 4.0
         for t in range(N_KINDS):
             out[OB_REVEALED + r * N_KINDS + t] = S[v + vw.V_REVEALED + s * N_KINDS + t]
+    for i in range(N_RULE_FIELDS):
+        out[OB_RULES + i] = S[v + vw.V_RULES + i]
+    for r in range(4):
+        for p in range(4):
+            out[OB_KONGS_PAID + r * 4 + p] = S[v + vw.V_KONG_INCOME + ((seat + r) % 4) * 4 + (seat + p) % 4]
+    if S[v + vw.V_CAN_WIN] and (q == Q_TURN or q == Q_CLAIM or q == Q_ROB):
+        fan = _fan_offered(S, seat, q)
+        out[OB_WIN_OFFER] = fan
+        out[OB_WIN_OFFER + 1] = base_of(fan, view_of(S, O_RULES, N_RULE_FIELDS))
     n = min(S[v + vw.V_N_DISCARDS], vw.N_DISC_SEQ)
     for i in range(n):
         x = S[v + vw.V_DISC_SEQ + i]

@@ -246,14 +246,13 @@ def _finish(S, reason):
         _log(S, EV_END, reason, tiles_left(S), S[O_NEXT_DEALER], ZERO, ZERO)
 
 
-@nb.njit(cache=True, _nrt=False)
-def _self_draw(S, cur, drawn, phase, dealer):
-    """The seat wins on its own tiles: context, the set-aside tile, settlement."""
+@nb.njit(cache=True, _nrt=False, inline="always")
+def self_draw_context(S, cur, phase, dealer):
+    """(the context a self-draw by ``cur`` now scores in, the seat whose exposed kong's discard
+    pays alone or -1): a kong's replacement, the last tile, a heavenly or earthly hand."""
     ctx = CTX_SELF_DRAW
-    kind = WIN_SELF_DRAW
     if phase == PHASE_REPLACEMENT:
         ctx |= CTX_KONG_REPLACEMENT
-        kind = WIN_KONG_REPLACEMENT
     if tiles_left(S) == 0:
         ctx |= CTX_LAST_TILE
     if S[O_CLEAN]:
@@ -261,13 +260,21 @@ def _self_draw(S, cur, drawn, phase, dealer):
             ctx |= CTX_HEAVENLY
         elif phase == PHASE_DRAW and cur != dealer and S[O_DRAWS + cur] == 1:
             ctx |= CTX_EARTHLY
-    if S[O_CHECK] and _must_void(S, cur):
-        _error(S, ERR_INVARIANT, cur, Q_TURN, INV_VOID_WIN)
-    tile = drawn if drawn >= 0 else _first_hand_tile_to_set_aside(S, cur)
     feeder = MINUS_ONE
     if phase == PHASE_REPLACEMENT and _r(S, R_EXPOSED_KONG_BLOOM) == BLOOM_FEEDER_PAYS:
         feeder = S[O_KONG_FEEDER] - 1   # -1 unless the turn began with an exposed kong
-    _settle_self_draw(S, cur, I64(tile), kind, I64(ctx), I64(feeder))
+    return I64(ctx), I64(feeder)
+
+
+@nb.njit(cache=True, _nrt=False)
+def _self_draw(S, cur, drawn, phase, dealer):
+    """The seat wins on its own tiles: context, the set-aside tile, settlement."""
+    ctx, feeder = self_draw_context(S, cur, phase, dealer)
+    kind = WIN_KONG_REPLACEMENT if phase == PHASE_REPLACEMENT else WIN_SELF_DRAW
+    if S[O_CHECK] and _must_void(S, cur):
+        _error(S, ERR_INVARIANT, cur, Q_TURN, INV_VOID_WIN)
+    tile = drawn if drawn >= 0 else _first_hand_tile_to_set_aside(S, cur)
+    _settle_self_draw(S, cur, I64(tile), kind, ctx, feeder)
 
 
 @nb.njit(cache=True, _nrt=False)

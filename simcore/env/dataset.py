@@ -150,6 +150,10 @@ def record(out, rules, seats, record_seats, hands: int, seed: int = 0, chunk: in
                 raise DatasetError(f"{out} holds a dataset of views at contract version {old.get('contract_version', 1)}, "
                                    f"which reads (sichuan learn upgrades them) but does not extend (this version "
                                    f"writes {CONTRACT_VERSION}); choose a new directory")
+            if old.get("observation_version", 1) != AG.OBS_VERSION:   # its rows' observations have another layout
+                raise DatasetError(f"{out} holds a dataset of observations at version {old.get('observation_version', 1)}, "
+                                   f"which reads but does not extend (this version writes {AG.OBS_VERSION}); "
+                                   f"choose a new directory")
         timings = d.timings(old)
         manifest = {"schema_version": SCHEMA_VERSION, "version": __version__, "contract_version": CONTRACT_VERSION,
                     "observation_version": AG.OBS_VERSION, "config": cfg, "hands": hands,
@@ -335,8 +339,13 @@ def _matrix(column, dtype, width: int) -> np.ndarray:
 
 
 def observations(df) -> np.ndarray:
-    """A loaded dataset's ``obs`` column as one float32 matrix (rows x OBS_LEN), as the envs give them."""
-    return _matrix(df["obs"], np.int16, AG.OBS_LEN).astype(np.float32)
+    """A loaded dataset's ``obs`` column as one float32 matrix, as the envs give them: rows x
+    OBS_LEN, or the width its rows were written at (a dataset of an older observation version,
+    dataset.json's ``observation_version``: each version appends fields, so its slots are the
+    first ones of today's)."""
+    values = df["obs"].to_numpy()
+    width = len(values[0]) // 2 if len(values) else AG.OBS_LEN   # int16 rows
+    return _matrix(df["obs"], np.int16, width).astype(np.float32)
 
 
 def masks(df) -> np.ndarray:

@@ -11,7 +11,8 @@ from simcore.engine.agents import OBS_FIELDS, OBS_LEN, OBS_START
 # each field's bounds where they are not counts of a tile kind (0-4)
 _BOUNDS = {"wall_left": (0, 56), "score": (-1e7, 1e7), "void_cap": (-1, 14), "wins": (0, 60), "draws": (0, 60),
            "from": (0, 1), "question": (0, 1), "pick": (0, 1), "flags": (0, 1), "dealer": (0, 1),
-           "exchange_dir": (0, 1), "voids": (0, 1), "out": (0, 1), "recent": (0, 1)}
+           "exchange_dir": (0, 1), "voids": (0, 1), "out": (0, 1), "recent": (0, 1), "rules": (-1e4, 1e4),
+           "kongs_paid": (-1e4, 1e4), "win_offer": (0, 1e6)}
 
 
 def observation_bounds() -> tuple[np.ndarray, np.ndarray]:

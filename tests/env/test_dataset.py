@@ -103,6 +103,15 @@ def test_a_dataset_resumes_extends_and_refuses_changes(tmp_path):
     assert res.exit_code == 2 and f"views at contract version {CONTRACT_VERSION - 1}" in res.output, res.output
     assert res.output.count("\n") == 1 and sorted(load(out).hand.unique()) == list(range(100))
     assert json.loads((out / "dataset.json").read_text())["contract_version"] == CONTRACT_VERSION - 1
+    # written at an older observation version (version 1: the first 1,052 slots): it reads, each row
+    # as wide as it was written, and does not extend
+    (out / "dataset.json").write_text(json.dumps(dict(manifest, observation_version=AG.OBS_VERSION - 1)))
+    res = invoke(*args, "--hands", 120)
+    assert res.exit_code == 2 and f"observations at version {AG.OBS_VERSION - 1}" in res.output, res.output
+    df = load(out)
+    narrow = df.assign(obs=[bytes(b)[:2 * 1052] for b in df.obs])
+    x, wide = observations(narrow), observations(df)
+    assert x.shape == (len(df), 1052) and np.array_equal(x, wide[:, :1052])
 
 
 def test_a_searching_seat_records_its_candidates_and_their_values(tmp_path):

@@ -461,3 +461,43 @@ def test_every_episode_replays_as_a_trace_from_the_agents_answers():
         _, _, term, _, _ = v.step(v.action_space.sample())
         for i in np.flatnonzero(term):
             assert v.trace(i).events[-1]["net"] == [int(x) for x in v.result(i).nets]
+
+
+def test_the_observation_carries_the_rules_the_kongs_paid_and_the_win_on_offer():
+    """Observation version 2: the rule set's options (one agent can tell the presets apart), what
+    each seat's kongs were paid by each other seat, and the fan and base of a win on offer, which
+    are the fan and base the win scores when it is taken (every self-draw, claim and robbing win
+    an expert agent takes in these hands, chengdu's caps and limit hands included)."""
+    from simcore.contract.actions import ACT_WIN
+    from simcore.contract.records import W_BASE, W_FAN, W_SEAT
+    from simcore.contract.rules import resolve
+
+    start = AG.OBS_START
+    rules_of = {}
+    taken = 0
+    for rules in ("flow", "chengdu", "battle"):
+        env = gym.make(senv.ENV_ID, rules=rules, seat=1).unwrapped
+        obs, _ = env.reset(seed=31)
+        rules_of[rules] = obs["observation"][start["rules"]:start["rules"] + 32].copy()
+        assert np.array_equal(rules_of[rules], resolve(rules).to_array()[:32])
+        offered = []
+        for _ in range(40):   # hands
+            while True:
+                a = env.builtin_action("expert")
+                o = obs["observation"]
+                if a == ACT_WIN:
+                    offered.append(tuple(o[start["win_offer"]:start["win_offer"] + 2]))
+                else:
+                    assert o[start["win_offer"]] == 0 or obs["action_mask"][ACT_WIN]
+                paid = o[start["kongs_paid"]:start["kongs_paid"] + 16].reshape(4, 4)
+                assert (np.diag(paid) == 0).all()
+                obs, r, term, _, info = env.step(a)
+                if term:
+                    res = info["result"]
+                    mine = [(float(w[W_FAN]), float(w[W_BASE])) for w in res.win if w[W_SEAT] == 1]
+                    assert mine == offered, (rules, res.g)
+                    taken += len(mine)
+                    offered = []
+                    obs, _ = env.reset()
+                    break
+    assert taken >= 20 and not np.array_equal(rules_of["battle"], rules_of["chengdu"])
