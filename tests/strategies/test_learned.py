@@ -101,6 +101,10 @@ def test_bare_learned_plays_the_shipped_model_of_the_tables_rules():
     shipped = models_of("")
     for p, m in zip(SHIPPED_FOR, shipped):   # each shipped file loads, for its own preset
         assert m is not None and m.path == str(shipped_path(p)) and load(shipped_path(p), preset=p).digest == m.digest
+    for decision in ("exchange", "void"):    # and so do the exchange's and the void's
+        for p, m in zip(SHIPPED_FOR, models_of("", decision)):
+            assert m is not None and m.path == str(shipped_path(p, decision)) and m.header["decision"] == decision
+            assert load(shipped_path(p, decision), preset=p, decision=decision).digest == m.digest
     fns = seat_functions(parse_seats("learned"))   # no rules: the seat carries both models
     for rules in ("battle", "flow"):
         res = run_batch(preset(rules), fns, 2, 0, 200, check=True)
