@@ -3,7 +3,8 @@
 At each question of play with more than one answer, no farther from ready than the model's
 ``max_shanten`` (``strategies.models``), the seat asks expert, then scores the answers
 worth judging (as the search judges them: expert's, a win, the legal kongs, the discards near the
-top of a fast ranking; at a claim every legal answer) with the model it carries
+top of a fast ranking, on a turn none that leaves the hand farther from ready than expert's
+answer; at a claim every legal answer) with the model it carries
 (``strategies.models``), whose value is a candidate's predicted advantage over expert's answer
 from its features (``strategies.features``). It plays the best candidate when that advantage
 exceeds ``margin`` (the model's own, chosen on validation hands, unless the seat spec sets one),
@@ -13,6 +14,9 @@ The model is a parameter: ``learned[model=FILE]``; bare ``learned`` plays the sh
 the table's rules (``strategies/models/<preset>.npz``). The registry loads a model once a process,
 keeps it, and puts its address in the seat's parameter slot; the kernel hands it to the strategy
 read-only (check mode verifies it is not written: ``simcore.runs.batch``).
+
+``learned_exchange`` and ``learned_void`` (``exchange=learned``, ``void=learned``) correct expert's
+exchange and void the same way, with models of those questions (``strategies.deal_features``).
 """
 
 from __future__ import annotations
@@ -113,8 +117,9 @@ def choose(tab, view, q, own, model_address, margin, keep):
     """The answer the model prefers to expert's ``own`` by more than ``margin``, else ``own``:
     the candidates are those the search judges (a win, the legal kongs, ``keep`` discards of a
     fast ranking; at a claim every legal answer), at a decision no farther from ready than the
-    model's ``max_shanten`` (elsewhere it did not learn to leave expert's answer: the seat saves
-    the scoring)."""
+    model's ``max_shanten``, and on a turn only those leaving the hand no farther from ready than
+    expert's answer (elsewhere the labels show no gain over expert's answer: the seat saves the
+    scoring; ``features.scored`` keeps the same rows for training)."""
     M = float64_ptr(model_address)
     st = prepare(tab, view, np.int64(0))
     if min(shanten_of(tab, st), 8) > M[P_MAX_SHANTEN]:   # features: shanten_now
