@@ -34,6 +34,7 @@ def test_ci_runs_the_readme_test_command():
 
 import ast  # noqa: E402
 import importlib  # noqa: E402
+import importlib.util  # noqa: E402
 import re  # noqa: E402
 
 CODE_DIRS = ("simcore", "strategies", "experiments", "tests", "notebooks")
@@ -258,7 +259,14 @@ def _resolves(dotted: str) -> bool:
     class's fields count as its attributes."""
     parts = dotted.split(".")
     i = next(i for i in range(len(parts), 0, -1) if _is_module(".".join(parts[:i])))
-    obj = importlib.import_module(".".join(parts[:i]))
+    try:
+        obj = importlib.import_module(".".join(parts[:i]))
+    except ModuleNotFoundError as exc:   # a module of an optional extra (simcore.env.sb3 needs the rl one)
+        if exc.name.split(".")[0] in {d.split("/")[0] for d in TREE_DIRS}:
+            raise
+        src = Path(importlib.util.find_spec(".".join(parts[:i])).origin).read_text()
+        defined = {a or b for a, b in re.findall(r"^(?:def|class) (\w+)|^(\w+)\s*[:=]", src, re.M)}
+        return all(p in defined for p in parts[i:i + 1])
     for attr in parts[i:]:
         if attr.endswith("_"):
             return any(n.startswith(attr) for n in dir(obj))
