@@ -183,17 +183,18 @@ class Tables:
         while the others play. Returns the tables refused (bool, n)."""
         actions = np.ascontiguousarray(actions, np.int64).reshape(self.n)
         bad = self.illegal_tables(actions)
-        if bad.any() and not refuse:
+        refused = bool(bad.any())
+        if refused and not refuse:
             raise IllegalActionError(self.illegal_message(int(np.flatnonzero(bad)[0]), actions))
         live = self.status != AG.OVER
         if self.record:
             self._keep_answers(actions, live & ~bad)
-        if bad.any():   # as a table past its last item, the kernel leaves it as it is
+        if refused:   # as a table past its last item, the kernel leaves it as it is
             held = self.obs[bad].copy(), self.masks[bad].copy()
             self.E[bad, AG.E_OVER] = 1
         AG.step_tables(self.ST, self.E, actions, self.obs, self.masks, self.reward, self.status, self.hand, self.seat,
                        self.win, self.pay, self.paid_now)
-        if bad.any():
+        if refused:
             self.E[bad, AG.E_OVER] = 0
             self.status[bad] = AG.DECISION
             self.obs[bad], self.masks[bad] = held
@@ -248,6 +249,10 @@ class Tables:
 
     def illegal_tables(self, actions: np.ndarray) -> np.ndarray:
         """(n,) bool: the live tables whose action is outside their mask."""
+        if self.n == 1:   # the single env's every step: no array arithmetic
+            a = int(actions[0])
+            ok = self.status[0] == AG.OVER or (0 <= a < N_ACTIONS and self.masks[0, a] == 1)
+            return np.array([not ok])
         live = self.status != AG.OVER
         ok = (actions >= 0) & (actions < N_ACTIONS)
         ok[ok] = self.masks[np.flatnonzero(ok), actions[ok]] == 1
