@@ -22,6 +22,7 @@ from simcore.contract.tiles import N_RANKS, N_SUITS
 from simcore.contract.view import V_CODES, V_FLOW, V_HAND, param_int, unpack3
 from strategies.core import isolation, prepare, shanten_of
 from strategies.exchange import _codes_less, kept_sets, neighbour_count, plan_cost, shanten_voiding, suit_count
+from strategies.void import void_plan
 
 I64 = np.int64
 
@@ -137,13 +138,8 @@ def void_candidate(tab, view, s, own, X, o):
     n = (suit_count(view, 0), suit_count(view, 1), suit_count(view, 2))
     pair_bonus = param_int(view, VO_PAIR_BONUS)
     triplet_bonus = param_int(view, VO_TRIPLET_BONUS)
-    sh = shanten_of(tab, prepare(tab, view, I64(1) << s))
-    kept = 0
-    longest = 0
-    for k in range(N_SUITS):
-        if k != s:
-            kept += kept_sets(view[V_CODES + k], pair_bonus, triplet_bonus)
-            longest = max(longest, n[k])
+    key, sh, kept, longest = void_plan(tab, view, s, param_int(view, VO_VOID_COST), param_int(view, VO_FLUSH_BONUS),
+                                       pair_bonus, triplet_bonus)
     iso = 0
     for t in range(s * N_RANKS, s * N_RANKS + N_RANKS):
         if view[V_HAND + t] > 0:
@@ -153,7 +149,7 @@ def void_candidate(tab, view, s, own, X, o):
     X[o + 2] = 1.0 if n[s] == min(n[0], min(n[1], n[2])) else 0.0
     X[o + 3] = min(sh, 8)
     X[o + 4] = shanten_voiding(tab, view[V_CODES], view[V_CODES + 1], view[V_CODES + 2], s)
-    X[o + 5] = sh * 16 + n[s] * param_int(view, VO_VOID_COST) - kept - max(longest - 6, 0) * param_int(view, VO_FLUSH_BONUS)
+    X[o + 5] = key
     X[o + 6] = kept
     X[o + 7] = kept_sets(view[V_CODES + s], pair_bonus, triplet_bonus)
     X[o + 8] = longest

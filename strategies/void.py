@@ -52,22 +52,27 @@ def plans(q, view, tab):
 
     As ``exchange.plan_cost`` for each choice, with seven pairs in the shanten (ties: the fewest
     tiles, then the lowest suit)."""
-    void_cost = param_int(view, 0)
-    flush_bonus = param_int(view, 1)
-    pair_bonus = param_int(view, 2)
-    triplet_bonus = param_int(view, 3)
-    n = (suit_count(view, 0), suit_count(view, 1), suit_count(view, 2))
     best = 0
     best_key = 1 << 40
     for s in range(N_SUITS):
-        sh = shanten_of(tab, prepare(tab, view, 1 << s))
-        kept = 0
-        longest = 0
-        for o in range(N_SUITS):
-            if o != s:
-                kept += kept_sets(view[V_CODES + o], pair_bonus, triplet_bonus)
-                longest = max(longest, n[o])
-        key = (sh * 16 + n[s] * void_cost - kept - max(longest - 6, 0) * flush_bonus) * 64 + n[s]
+        cost, _, _, _ = void_plan(tab, view, s, param_int(view, 0), param_int(view, 1), param_int(view, 2),
+                                  param_int(view, 3))
+        key = cost * 64 + suit_count(view, s)
         if key < best_key:
             best_key, best = key, s
     return best
+
+
+@nb.njit(cache=True, _nrt=False)
+def void_plan(tab, view, s, void_cost, flush_bonus, pair_bonus, triplet_bonus):
+    """(what voiding suit s leaves, lower is better: the rest's shanten with seven pairs in sixteenths,
+    ``void_cost`` a tile of s, less the other suits' pairs and triplets kept and ``flush_bonus`` a
+    tile by which the longest other suit passes six; that shanten; the sets kept; that length)."""
+    sh = shanten_of(tab, prepare(tab, view, 1 << s))
+    kept = 0
+    longest = 0
+    for o in range(N_SUITS):
+        if o != s:
+            kept += kept_sets(view[V_CODES + o], pair_bonus, triplet_bonus)
+            longest = max(longest, suit_count(view, o))
+    return sh * 16 + suit_count(view, s) * void_cost - kept - max(longest - 6, 0) * flush_bonus, sh, kept, longest
