@@ -21,7 +21,8 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from simcore.contract.view import (A_KONG, A_WIN, C_KONG, C_PASS, C_PUNG, C_WIN, M_PUNG, Q_CLAIM, Q_TURN,
+from simcore.contract.view import (A_KONG, A_WIN, C_KONG, C_PASS, C_PUNG, C_WIN, M_KONG_ADDED, M_KONG_CONCEALED,
+                                   M_KONG_EXPOSED, M_PUNG, Q_CLAIM, Q_TURN, V_OUT,
                                    V_CAN_WIN, V_FLOW, V_HAND, V_ME, V_MELD_KIND, V_MELD_TILE,
                                    V_MUST_VOID, V_N_MELDS, V_QUESTION, V_TILE, V_VISIBLE, V_VOID, V_WALL_LEFT, V_WINS,
                                    param_float)
@@ -34,15 +35,17 @@ from strategies.value import wait_values, win_context, win_value
 from simcore.contract.rules import R_KONG_PAY_ADDED, R_KONG_PAY_CONCEALED, R_KONG_PAY_EXPOSED
 from simcore.contract.tiles import N_KINDS, N_RANKS
 
-FEATURE_VERSION = 1
+FEATURE_VERSION = 2
 I64 = np.int64
 ONE, THREE, FOUR = I64(1), I64(3), I64(4)
 
 DECISION_NAMES = ("question", "wall_left", "flow", "wins", "playing", "melds", "must_void", "likely_ready",
                   "ready_sum", "deadly_waits", "shanten_now", "unseen", "roots", "win_payoff")
 CANDIDATE_NAMES = ("is_own", "kind", "shanten_after", "accepted", "plan_value", "danger", "isolation", "tile_seen",
-                   "tile_in_void", "wait_worth", "win_base", "kong_pay", "shanten_gain")
-DELTA_NAMES = ("d_shanten_after", "d_accepted", "d_plan_value", "d_danger", "d_wait_worth")
+                   "tile_in_void", "wait_worth", "win_base", "kong_pay", "shanten_gain",
+                   "wait_kinds", "wait_live", "wait_forced", "wait_top")
+DELTA_NAMES = ("d_shanten_after", "d_accepted", "d_plan_value", "d_danger", "d_wait_worth", "d_wait_live",
+               "d_wait_top")
 NAMES = DECISION_NAMES + CANDIDATE_NAMES + DELTA_NAMES
 N_DECISION, N_CANDIDATE, N_DELTA = len(DECISION_NAMES), len(CANDIDATE_NAMES), len(DELTA_NAMES)
 N_FEATURES = len(NAMES)
@@ -51,7 +54,7 @@ DECISION_INDEX = {name: i for i, name in enumerate(DECISION_NAMES)}
 # the candidate's kind (feature "kind")
 K_DISCARD, K_KONG, K_WIN, K_PASS, K_PUNG = 0, 1, 2, 3, 4
 # what ``delta`` subtracts: a candidate feature's index within the candidate block
-DELTA_OF = (2, 3, 4, 5, 9)
+DELTA_OF = (2, 3, 4, 5, 9, 14, 16)
 
 
 @nb.njit(cache=True, _nrt=False)
@@ -131,8 +134,115 @@ def scored(x: np.ndarray, max_shanten: int) -> np.ndarray:
 
 
 @nb.njit(cache=True, _nrt=False)
+def _waits_into(tab, view, discard, w, X, o):
+    """The waits of the seat's concealed tiles less ``discard`` (``NO_TILE``: as they are) into
+    the candidate block at X[o:]: what expert's ``_wait_worth`` makes of them, how many kinds,
+    their live copies, those of a suit a still-playing opponent is voiding (it discards every
+    one it draws: ``expert._lets_go``), and the largest base a discard of one pays. Returns
+    (worth, the live copies weighted as ``core.ukeire_weighted`` weighs them); (0, 0) when the
+    tiles are not ready."""
+    mask, total = wait_values(tab, view, discard, SCR_VALUE, SCR_WAITS)
+    if mask == 0:
+        return 0.0, 0.0
+    me = view[V_ME]
+    kinds = 0
+    forced = 0
+    top = 0
+    weighted = 0.0
+    for u in range(N_KINDS):
+        if (mask >> u) & 1:
+            kinds += 1
+            n = view[SCR_WAITS + 2 * N_KINDS + u]
+            weighted += n * suit_weight(w, u // N_RANKS)
+            for p in range(4):
+                if p != me and not view[V_OUT + p] and view[V_VOID + p] == u // N_RANKS:
+                    forced += n
+                    break
+            top = max(top, view[SCR_WAITS + u])
+    worth = _wait_worth(view, mask, w)
+    X[o + 9] = worth
+    X[o + 13] = kinds
+    X[o + 14] = total
+    X[o + 15] = forced
+    X[o + 16] = top
+    return worth, weighted
+
+
+@nb.njit(cache=True, _nrt=False)
+def _meld(view, t, take, kind):
+    """Declare a set of t in the view: ``take`` of its tiles leave the hand, and the seat's pung
+    of t becomes ``kind`` (an added kong) or a new set of ``kind`` is listed. Returns where it
+    went (``_unmeld`` puts the view back; nothing else reads the view in between)."""
+    me = view[V_ME]
+    view[V_HAND + t] -= take
+    k = view[V_N_MELDS + me]
+    for i in range(k):
+        if view[V_MELD_KIND + me * 4 + i] == M_PUNG and view[V_MELD_TILE + me * 4 + i] == t and kind != M_PUNG:
+            view[V_MELD_KIND + me * 4 + i] = kind
+            return I64(i)
+    view[V_MELD_KIND + me * 4 + k] = kind
+    view[V_MELD_TILE + me * 4 + k] = t
+    view[V_N_MELDS + me] = k + 1
+    return I64(-1)
+
+
+@nb.njit(cache=True, _nrt=False)
+def _unmeld(view, t, take, i, slot_kind, slot_tile):
+    """Undo ``_meld`` (``slot_kind``, ``slot_tile``: what the set's slot held before)."""
+    me = view[V_ME]
+    view[V_HAND + t] += take
+    if i >= 0:
+        view[V_MELD_KIND + me * 4 + i] = M_PUNG
+    else:
+        k = view[V_N_MELDS + me] - 1
+        view[V_MELD_KIND + me * 4 + k] = slot_kind
+        view[V_MELD_TILE + me * 4 + k] = slot_tile
+        view[V_N_MELDS + me] = k
+
+
+@nb.njit(cache=True, _nrt=False)
+def _declared_waits(tab, view, t, take, kind, w, X, o):
+    """The waits once a set of t is declared (a kong: the tiles left as they are; a pung: after
+    the discard whose waits expert's ``_wait_worth`` values most, of those the seat may make),
+    into X[o:] as ``_waits_into`` puts them; returns (worth, weighted live copies, the discard
+    or ``NO_TILE``)."""
+    me = view[V_ME]
+    k = view[V_N_MELDS + me]
+    if k >= 4 and kind != M_KONG_ADDED:
+        return 0.0, 0.0, NO_TILE
+    slot = me * 4 + min(k, 3)
+    slot_kind, slot_tile = view[V_MELD_KIND + slot], view[V_MELD_TILE + slot]
+    i = _meld(view, t, take, kind)
+    best_d = NO_TILE
+    if kind != M_PUNG:
+        worth, weighted = _waits_into(tab, view, NO_TILE, w, X, o)
+    else:
+        void = view[V_VOID + me]
+        holds_void = False
+        for u in range(N_KINDS):
+            if view[V_HAND + u] > 0 and u // N_RANKS == void:
+                holds_void = True
+        best = -1.0
+        for u in range(N_KINDS):
+            if view[V_HAND + u] == 0 or (holds_void and u // N_RANKS != void):
+                continue
+            mask, _ = wait_values(tab, view, I64(u), SCR_VALUE, SCR_WAITS)
+            if mask:
+                v = _wait_worth(view, mask, w)
+                if v > best:
+                    best, best_d = v, I64(u)
+        worth, weighted = 0.0, 0.0
+        if best_d != NO_TILE:
+            worth, weighted = _waits_into(tab, view, best_d, w, X, o)
+    _unmeld(view, t, take, i, slot_kind, slot_tile)
+    return worth, weighted, best_d
+
+
+@nb.njit(cache=True, _nrt=False)
 def candidate_features(tab, view, q, ans, own, deadly, ready, X, o):
-    """Answer ``ans``'s features into X[o:o + N_CANDIDATE] (``own``: expert's answer)."""
+    """Answer ``ans``'s features into X[o:o + N_CANDIDATE] (``own``: expert's answer). A kong or
+    pung that leaves the hand ready is valued by the waits it leaves (a pung's after its best
+    discard, whose danger is the candidate's), as a discard's or a pass's are."""
     for i in range(N_CANDIDATE):
         X[o + i] = 0.0
     st = prepare(tab, view, I64(0))
@@ -155,6 +265,12 @@ def candidate_features(tab, view, q, ans, own, deadly, ready, X, o):
             t = I64(ans - A_KONG)
             sh = kong_shanten(tab, view, st, t)
             X[o + 11] = _kong_pay(view, t)
+            if sh == 0:
+                concealed = view[V_HAND + t] == 4
+                _, acc, _ = _declared_waits(tab, view, t, FOUR if concealed else ONE,
+                                            M_KONG_CONCEALED if concealed else M_KONG_ADDED, w, X, o)
+                X[o + 3] = acc
+                X[o + 4] = _p_win(view, I64(0), acc, pace, decay) * worth
         else:
             X[o + 1] = K_DISCARD
             t = I64(ans)
@@ -167,9 +283,7 @@ def candidate_features(tab, view, q, ans, own, deadly, ready, X, o):
             X[o + 5] = danger(view, t, deadly, ready) / 1e6
             X[o + 6] = isolation(view, t)
             if sh == 0:
-                mask, _ = wait_values(tab, view, t, SCR_VALUE, SCR_WAITS)
-                if mask:
-                    X[o + 9] = _wait_worth(view, mask, w)
+                _waits_into(tab, view, t, w, X, o)
     else:
         t = I64(view[V_TILE])
         if ans == C_WIN:
@@ -180,10 +294,20 @@ def candidate_features(tab, view, q, ans, own, deadly, ready, X, o):
         elif ans == C_PUNG:
             X[o + 1] = K_PUNG
             sh = shanten_after_pung(tab, view, st, t, I64(-1))
+            if sh == 0:
+                _, acc, d = _declared_waits(tab, view, t, I64(2), M_PUNG, w, X, o)
+                X[o + 3] = acc
+                X[o + 4] = _p_win(view, I64(0), acc, pace, decay) * worth
+                if d != NO_TILE:
+                    X[o + 5] = danger(view, d, deadly, ready) / 1e6
         elif ans == C_KONG:
             X[o + 1] = K_KONG
             sh = shanten_minus(tab, view, st, t, THREE, ONE)
             X[o + 11] = _kong_pay(view, t)
+            if sh == 0:
+                _, acc, _ = _declared_waits(tab, view, t, THREE, M_KONG_EXPOSED, w, X, o)
+                X[o + 3] = acc
+                X[o + 4] = _p_win(view, I64(0), acc, pace, decay) * worth
         else:
             X[o + 1] = K_PASS
             if view[V_CAN_WIN]:   # the win passed
@@ -194,9 +318,7 @@ def candidate_features(tab, view, q, ans, own, deadly, ready, X, o):
             X[o + 3] = acc
             X[o + 4] = _p_win(view, now, acc, pace, decay) * worth
             if now == 0:
-                mask, _ = wait_values(tab, view, NO_TILE, SCR_VALUE, SCR_WAITS)
-                if mask:
-                    X[o + 9] = _wait_worth(view, mask, w)
+                _waits_into(tab, view, NO_TILE, w, X, o)
     X[o + 2] = min(sh, 8)
     if t >= 0:
         X[o + 7] = view[V_VISIBLE + t]
@@ -205,11 +327,18 @@ def candidate_features(tab, view, q, ans, own, deadly, ready, X, o):
 
 
 @nb.njit(cache=True, _nrt=False)
-def delta(X, own_block, o):
-    """X[o:o + N_DELTA]: the candidate's features less expert's own answer's (``own_block``)."""
+def delta(X, own_delta, o):
+    """X[o:o + N_DELTA]: the candidate's features less expert's own answer's (``own_delta``:
+    those of its features ``DELTA_OF`` names, as ``keep_delta`` kept them)."""
     for i in range(N_DELTA):
-        j = DELTA_OF[i]
-        X[o + i] = X[C0 + j] - own_block[j]
+        X[o + i] = X[C0 + DELTA_OF[i]] - own_delta[i]
+
+
+@nb.njit(cache=True, _nrt=False)
+def keep_delta(X, own_delta):
+    """Keep what ``delta`` subtracts of the candidate block at X[C0:] (expert's answer's)."""
+    for i in range(N_DELTA):
+        own_delta[i] = X[C0 + DELTA_OF[i]]
 
 
 @nb.njit(cache=True)
@@ -220,10 +349,11 @@ def view_features(tab, view, answers, own):
     out = np.zeros((answers.shape[0], N_FEATURES), np.float64)
     x = np.zeros(N_FEATURES, np.float64)
     deadly, ready = decision_features(tab, view, q, x)
-    own_block = np.zeros(N_CANDIDATE, np.float64)
-    candidate_features(tab, view, q, own, own, deadly, ready, own_block, I64(0))
+    own_delta = np.zeros(N_DELTA, np.float64)
+    candidate_features(tab, view, q, own, own, deadly, ready, x, I64(C0))
+    keep_delta(x, own_delta)
     for k in range(answers.shape[0]):
         candidate_features(tab, view, q, answers[k], own, deadly, ready, x, I64(C0))
-        delta(x, own_block, I64(D0))
+        delta(x, own_delta, I64(D0))
         out[k] = x
     return out

@@ -32,8 +32,8 @@ from simcore.contract.view import (A_KONG, A_WIN, C_KONG, C_PASS, C_PUNG, C_WIN,
                                    unpack3)
 from strategies.core import (INF, NO_KEY, NO_TILE, discard_shantens, live_draws, near_mask, plus_classes, prepare,
                              shanten_moved, shanten_of, ukeire, ukeire_fast)
-from strategies.features import (C0, D0, FEATURE_VERSION, N_CANDIDATE, N_FEATURES, candidate_features,
-                                 decision_features, delta, kong_shanten)
+from strategies.features import (C0, D0, FEATURE_VERSION, N_DELTA, N_FEATURES, candidate_features,
+                                 decision_features, delta, keep_delta, kong_shanten)
 from strategies import exchange as _exchange
 from strategies import void as _void
 from strategies.deal_features import (EX_C0, EX_D0, EXCHANGE_DELTA_OF, EXCHANGE_FEATURE_VERSION, N_EXCHANGE,
@@ -47,10 +47,10 @@ from strategies.params import Param, wraps
 
 # expert's pure work areas (``play``'s SCR_SHANTEN and SCR_PLUS, V_SCRATCH .. +54, rebuilt at each
 # use; ``play.threats`` writes them too, so they are taken only after it ran) hold the feature row
-# and expert's answer's candidate block while the candidates are scored
+# and what ``features.delta`` subtracts of expert's answer's while the candidates are scored
 SCR_X = V_SCRATCH                        # the feature row (float64 bits), N_FEATURES slots
-SCR_OWN = SCR_X + N_FEATURES             # expert's answer's candidate block, N_CANDIDATE slots
-assert SCR_OWN + N_CANDIDATE <= V_SCRATCH + 54
+SCR_OWN = SCR_X + N_FEATURES             # expert's answer's features ``delta`` subtracts, N_DELTA slots
+assert SCR_OWN + N_DELTA <= V_SCRATCH + 54
 
 
 @nb.njit(cache=True, _nrt=False)
@@ -106,9 +106,9 @@ def ranked_discards(tab, view, st, own, keep, limit):
 
 
 @nb.njit(cache=True, _nrt=False)
-def _score(tab, view, q, a, own, deadly, ready, M, X, own_block):
+def _score(tab, view, q, a, own, deadly, ready, M, X, own_delta):
     candidate_features(tab, view, q, a, own, deadly, ready, X, np.int64(C0))
-    delta(X, own_block, np.int64(D0))
+    delta(X, own_delta, np.int64(D0))
     return predict(M, X)
 
 
@@ -146,29 +146,30 @@ def choose(tab, view, q, own, model_address, margin, keep):
             return own
     base = address_of(data_ptr(view))
     X = float64_ptr(base + 8 * SCR_X)
-    own_block = float64_ptr(base + 8 * SCR_OWN)
+    own_delta = float64_ptr(base + 8 * SCR_OWN)
     deadly, ready = decision_features(tab, view, q, X)
-    candidate_features(tab, view, q, own, own, deadly, ready, own_block, np.int64(0))
+    candidate_features(tab, view, q, own, own, deadly, ready, X, np.int64(C0))
+    keep_delta(X, own_delta)
     best = own
     best_p = margin
     if q == Q_TURN:
         if win:
-            p = _score(tab, view, q, np.int64(A_WIN), own, deadly, ready, M, X, own_block)
+            p = _score(tab, view, q, np.int64(A_WIN), own, deadly, ready, M, X, own_delta)
             if p > best_p:
                 best_p, best = p, np.int64(A_WIN)
         for t in range(N_KINDS):
             if (kongs >> t) & 1:
-                p = _score(tab, view, q, np.int64(A_KONG + t), own, deadly, ready, M, X, own_block)
+                p = _score(tab, view, q, np.int64(A_KONG + t), own, deadly, ready, M, X, own_delta)
                 if p > best_p:
                     best_p, best = p, np.int64(A_KONG + t)
             if (discards >> t) & 1:
-                p = _score(tab, view, q, np.int64(t), own, deadly, ready, M, X, own_block)
+                p = _score(tab, view, q, np.int64(t), own, deadly, ready, M, X, own_delta)
                 if p > best_p:
                     best_p, best = p, np.int64(t)
     else:
         for c in range(4):
             if (claims >> c) & 1:
-                p = _score(tab, view, q, np.int64(c), own, deadly, ready, M, X, own_block)
+                p = _score(tab, view, q, np.int64(c), own, deadly, ready, M, X, own_delta)
                 if p > best_p:
                     best_p, best = p, np.int64(c)
     return best

@@ -241,3 +241,69 @@ def test_learned_exchange_and_void_seat_and_are_refused_for_the_wrong_question(d
     res = run_batch(preset("battle"), fns, 2, 0, 100)
     ref = run_batch(preset("battle"), seat_functions(parse_seats("expert")), 2, 0, 100)
     assert (res.seat[:, :, S_NET] == ref.seat[:, :, S_NET]).all()
+
+
+def _waits_after(tab, v, t, take, kind, discards):
+    """(worth, kinds, live copies) of the best-valued waits of seat's hand once a set of t is
+    declared, built on a copy of the view the plain way (tiles out, the set listed), over
+    ``discards`` (None: the tiles as they are)."""
+    from strategies.expert import P_PUNG_ODDS, P_SUIT_ODDS, SCR_VALUE, SCR_WAITS, _suit_weights, _wait_worth
+    from strategies.value import wait_values
+
+    w = v.copy()
+    me = w[vw.V_ME]
+    w[vw.V_HAND + t] -= take
+    k = w[vw.V_N_MELDS + me]
+    pung = [i for i in range(k) if w[vw.V_MELD_KIND + me * 4 + i] == vw.M_PUNG and w[vw.V_MELD_TILE + me * 4 + i] == t]
+    if kind == vw.M_KONG_ADDED:
+        w[vw.V_MELD_KIND + me * 4 + pung[0]] = kind
+    else:
+        w[vw.V_MELD_KIND + me * 4 + k], w[vw.V_MELD_TILE + me * 4 + k] = kind, t
+        w[vw.V_N_MELDS + me] = k + 1
+    odds = _suit_weights(w, vw.param_float(w, P_SUIT_ODDS), vw.param_float(w, P_PUNG_ODDS))[0]
+    best = (-1.0, 0, 0)   # the first of equal worths, as the features take it
+    for d in (discards if discards is not None else [-1]):
+        mask, live = wait_values(tab, w, np.int64(d), SCR_VALUE, SCR_WAITS)
+        if mask and _wait_worth(w, mask, odds) > best[0]:
+            best = (_wait_worth(w, mask, odds), bin(mask).count("1"), live)
+    return best if best[0] >= 0 else (0.0, 0, 0)
+
+
+def test_a_declared_sets_waits_are_those_of_the_hand_after_it():
+    """A pung or kong that leaves the hand ready is valued by the waits it leaves (features v2):
+    they equal the waits of the hand built with the set declared (a pung's: after the discard whose
+    waits are worth most), and computing them leaves the view as it was outside the scratch."""
+    from strategies.features import CANDIDATE_NAMES, C0
+
+    col = {n: C0 + i for i, n in enumerate(CANDIDATE_NAMES)}
+    tab = load_tables()
+    players = seat_functions(parse_seats("expert"))
+    seen = {"pung": 0, "kong": 0}
+    for g in range(12):
+        for _, S in stopped_points(preset("flow"), players, 4, g):
+            for s in range(4):
+                q, v = pose(S, s), view_in(S, s).copy()
+                if q == vw.Q_CLAIM and v[vw.V_CAN_PUNG]:
+                    t, answers, kind, take = v[vw.V_TILE], [vw.C_PASS, vw.C_PUNG], vw.M_PUNG, 2
+                elif q == vw.Q_TURN and v[vw.V_KONG_MASK] and not v[vw.V_LOCKED]:
+                    t = int(np.log2(v[vw.V_KONG_MASK] & -v[vw.V_KONG_MASK]))
+                    answers = [next(u for u in range(27) if v[vw.V_HAND + u]), vw.A_KONG + t]
+                    concealed = v[vw.V_HAND + t] == 4
+                    kind, take = (vw.M_KONG_CONCEALED, 4) if concealed else (vw.M_KONG_ADDED, 1)
+                else:
+                    continue
+                before = v.copy()
+                row = view_features(tab, v, np.array(answers, np.int64), np.int64(answers[0]))[1]
+                outside = np.r_[0:vw.V_SCRATCH, vw.V_SCRATCH + vw.N_SCRATCH:vw.VIEW_LEN]
+                np.testing.assert_array_equal(v[outside], before[outside])
+                if row[col["shanten_after"]] != 0:
+                    continue
+                void = v[vw.V_VOID + v[vw.V_ME]]
+                held = [u for u in range(27) if v[vw.V_HAND + u] - (take if u == t else 0) > 0]
+                if kind == vw.M_PUNG and any(u // 9 == void for u in held):
+                    held = [u for u in held if u // 9 == void]
+                worth, kinds, live = _waits_after(tab, before, t, take, kind, held if kind == vw.M_PUNG else None)
+                assert row[col["wait_worth"]] == pytest.approx(worth)
+                assert (row[col["wait_kinds"]], row[col["wait_live"]]) == (kinds, live)
+                seen["pung" if kind == vw.M_PUNG else "kong"] += worth > 0
+    assert seen["pung"] >= 5 and seen["kong"] >= 1, seen
