@@ -22,7 +22,7 @@ import numba as nb
 import numpy as np
 
 from simcore.contract.view import (A_KONG, A_WIN, C_KONG, C_PASS, C_PUNG, C_WIN, M_KONG_ADDED, M_KONG_CONCEALED,
-                                   M_KONG_EXPOSED, M_PUNG, Q_CLAIM, Q_TURN, V_OUT,
+                                   M_KONG_EXPOSED, M_PUNG, Q_CLAIM, Q_TURN, V_FROM, V_OUT,
                                    V_CAN_WIN, V_FLOW, V_HAND, V_ME, V_MELD_KIND, V_MELD_TILE,
                                    V_MUST_VOID, V_N_MELDS, V_QUESTION, V_TILE, V_VISIBLE, V_VOID, V_WALL_LEFT, V_WINS,
                                    param_float)
@@ -35,15 +35,15 @@ from strategies.value import wait_values, win_context, win_value
 from simcore.contract.rules import R_KONG_PAY_ADDED, R_KONG_PAY_CONCEALED, R_KONG_PAY_EXPOSED
 from simcore.contract.tiles import N_KINDS, N_RANKS
 
-FEATURE_VERSION = 2
+FEATURE_VERSION = 3
 I64 = np.int64
 ONE, THREE, FOUR = I64(1), I64(3), I64(4)
 
 DECISION_NAMES = ("question", "wall_left", "flow", "wins", "playing", "melds", "must_void", "likely_ready",
-                  "ready_sum", "deadly_waits", "shanten_now", "unseen", "roots", "win_payoff")
+                  "ready_sum", "deadly_waits", "shanten_now", "unseen", "roots", "win_payoff", "skipped")
 CANDIDATE_NAMES = ("is_own", "kind", "shanten_after", "accepted", "plan_value", "danger", "isolation", "tile_seen",
                    "tile_in_void", "wait_worth", "win_base", "kong_pay", "shanten_gain",
-                   "wait_kinds", "wait_live", "wait_forced", "wait_top")
+                   "wait_kinds", "wait_live", "wait_forced", "wait_top", "wait_self_top", "flush_gap")
 DELTA_NAMES = ("d_shanten_after", "d_accepted", "d_plan_value", "d_danger", "d_wait_worth", "d_wait_live",
                "d_wait_top")
 NAMES = DECISION_NAMES + CANDIDATE_NAMES + DELTA_NAMES
@@ -87,6 +87,12 @@ def decision_features(tab, view, q, X):
     X[11] = _unseen(view)
     X[12] = roots
     X[13] = _payoff(view, roots)
+    X[14] = 0.0
+    if q == Q_CLAIM:   # the seats still playing that a claim would skip (their draw is lost)
+        o = (view[V_FROM] + 1) % 4
+        while o != me:
+            X[14] += view[V_OUT + o] == 0
+            o = (o + 1) % 4
     return deadly, ready
 
 
@@ -148,6 +154,7 @@ def _waits_into(tab, view, discard, w, X, o):
     kinds = 0
     forced = 0
     top = 0
+    self_top = 0
     weighted = 0.0
     for u in range(N_KINDS):
         if (mask >> u) & 1:
@@ -159,13 +166,35 @@ def _waits_into(tab, view, discard, w, X, o):
                     forced += n
                     break
             top = max(top, view[SCR_WAITS + u])
+            self_top = max(self_top, view[SCR_WAITS + N_KINDS + u])
     worth = _wait_worth(view, mask, w)
     X[o + 9] = worth
     X[o + 13] = kinds
     X[o + 14] = total
     X[o + 15] = forced
     X[o + 16] = top
+    X[o + 17] = self_top
     return worth, weighted
+
+
+@nb.njit(cache=True, _nrt=False)
+def _flush_gap(view, plus, minus):
+    """The seat's tiles (concealed and declared, with ``plus`` added and ``minus`` taken out,
+    NO_TILE for none) outside its most-held suit: 0 is a flush."""
+    me = view[V_ME]
+    n0 = n1 = n2 = 0
+    for u in range(N_KINDS):
+        c = view[V_HAND + u] + (u == plus) - (u == minus)
+        s = u // N_RANKS
+        n0 += c * (s == 0)
+        n1 += c * (s == 1)
+        n2 += c * (s == 2)
+    for i in range(view[V_N_MELDS + me]):
+        s = view[V_MELD_TILE + me * 4 + i] // N_RANKS
+        n0 += 3 * (s == 0)
+        n1 += 3 * (s == 1)
+        n2 += 3 * (s == 2)
+    return n0 + n1 + n2 - max(n0, max(n1, n2))
 
 
 @nb.njit(cache=True, _nrt=False)
@@ -320,6 +349,10 @@ def candidate_features(tab, view, q, ans, own, deadly, ready, X, o):
             if now == 0:
                 _waits_into(tab, view, NO_TILE, w, X, o)
     X[o + 2] = min(sh, 8)
+    if q == Q_TURN:   # a discard takes its tile out; a kong or a win keeps the suits as they are
+        X[o + 18] = _flush_gap(view, NO_TILE, t if X[o + 1] == K_DISCARD else NO_TILE)
+    else:             # a claim adds the tile (a pung's discard not counted), a pass keeps them
+        X[o + 18] = _flush_gap(view, t if ans == C_PUNG or ans == C_KONG or ans == C_WIN else NO_TILE, NO_TILE)
     if t >= 0:
         X[o + 7] = view[V_VISIBLE + t]
         X[o + 8] = 1.0 if t // N_RANKS == view[V_VOID + view[V_ME]] else 0.0

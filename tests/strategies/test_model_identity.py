@@ -15,6 +15,7 @@ import pytest
 from simcore.contract.rules import preset
 from simcore.runs import shards as rio
 from strategies import models as M
+from strategies.features import N_FEATURES
 from strategies.registry import StrategyError, parse_seats, seat_functions
 from tests.support.cli import invoke
 
@@ -129,7 +130,7 @@ def test_a_model_of_the_other_blood_is_refused_where_the_rules_are_known(tmp_pat
 
 
 @pytest.mark.parametrize("change, says", [({"feature_version": 99}, "features of version 99"),
-                                          ({"n_features": 40}, "reads 40 features")])
+                                          ({"n_features": N_FEATURES + 8}, f"reads {N_FEATURES + 8} features")])
 def test_a_model_of_other_features_is_one_line(model, tmp_path, change, says):
     """A file whose trees read other features than learned computes (another version, or more or
     fewer of them) is refused when the seat is parsed, not played on the wrong row."""
