@@ -144,7 +144,8 @@ def _waits_into(tab, view, discard, w, X, o):
     """The waits of the seat's concealed tiles less ``discard`` (``NO_TILE``: as they are) into
     the candidate block at X[o:]: what expert's ``_wait_worth`` makes of them, how many kinds,
     their live copies, those of a suit a still-playing opponent is voiding (it discards every
-    one it draws: ``expert._lets_go``), and the largest base a discard of one pays. Returns
+    one it draws: ``expert._lets_go``), and the largest base one pays on a discard and as a
+    self-draw. Returns
     (worth, the live copies weighted as ``core.ukeire_weighted`` weighs them); (0, 0) when the
     tiles are not ready."""
     mask, total = wait_values(tab, view, discard, SCR_VALUE, SCR_WAITS)
