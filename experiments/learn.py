@@ -11,6 +11,10 @@ expert's answer on the same rollout tables (paired). A tree ensemble
 (scikit-learn's ``HistGradientBoostingRegressor``) learns the advantage; a ``learned`` seat plays
 the best candidate when its predicted advantage exceeds the model's margin, else expert's answer.
 
+A dataset whose search rolled out another policy (``search[policy=learned]``: a round of expert
+iteration) judged its candidates against that policy's answer; its decisions are re-based on
+expert's (``_rebased_seats``).
+
 Hands are split by index (``hand % 10``: 0 test, 1 validation, the rest training): the margin is
 chosen on the validation hands, and the metrics written into the model file are the test hands':
 the mean judged advantage of the answers the model would change, per decision (an unbiased
@@ -67,6 +71,25 @@ def feature_layout(decision: str):
     return view_features, FEATURE_VERSION, NAMES
 
 
+def _rebased_seats(manifest) -> set:
+    """The seats of a dataset whose search rolled out another policy than expert
+    (``search[policy=learned]``: an expert iteration round). Their candidates are judged against
+    that policy's answer, while a learned seat's features and targets are relative to expert's:
+    their decisions are re-based on expert's answer, computed again from the kept view (the
+    scratch cleared: it matches the answer at the table at about 99% of decisions), and a
+    decision whose candidates lack it is left out."""
+    import re
+
+    seats = manifest.get("config", {}).get("seats") or []
+    out = set()
+    for i, spec in enumerate(seats):
+        play = str(spec).split("+", 1)[0]
+        m = re.search(r"policy=([A-Za-z_]+)", play)
+        if play.startswith("search") and m and m.group(1) != "expert":
+            out.add(i)
+    return out
+
+
 def decision_rows(directory, log=None, decision: str = "play"):
     """(features, advantages, hands, decision ids, preset) of every judged decision of
     ``decision``'s questions in a dataset directory, read a part at a time."""
@@ -77,6 +100,7 @@ def decision_rows(directory, log=None, decision: str = "play"):
     from simcore.contract.view import N_PARAMS, N_SCRATCH, Q_EXCHANGE, V_PARAMS, V_QUESTION, V_SCRATCH, V_TILE, \
         upgrade_view
     from simcore.env.dataset import MANIFEST, DatasetError
+    from strategies.expert import expert
 
     features_of, _, _ = feature_layout(decision)
     questions = QUESTIONS[decision]
@@ -92,16 +116,18 @@ def decision_rows(directory, log=None, decision: str = "play"):
     preset = manifest["config"]["rules"]["preset"] if isinstance(manifest["config"].get("rules"), dict) else \
         manifest["config"].get("rules")
     version = int(manifest.get("contract_version", 1))
+    rebase = _rebased_seats(manifest) if decision == "play" else set()
     tab = load_tables()
     params = _expert_params()
     xs, ys, hands, ids = [], [], [], []
-    n_dec = 0
+    n_dec = skipped = 0
     for part in parts:
-        t = pq.read_table(part, columns=["hand", "question", "candidates", "candidate_values", "view"])
+        t = pq.read_table(part, columns=["hand", "seat", "question", "candidates", "candidate_values", "view"])
         if "view" not in t.column_names:
             raise DatasetError(f"{directory} was written before datasets kept views; record it again")
         d = t.to_pydict()
-        for h, q, cands, vals, raw in zip(d["hand"], d["question"], d["candidates"], d["candidate_values"], d["view"]):
+        for h, seat, q, cands, vals, raw in zip(d["hand"], d["seat"], d["question"], d["candidates"],
+                                                d["candidate_values"], d["view"]):
             if cands is None or raw is None or q not in questions or len(cands) < 2:
                 continue
             view = upgrade_view(np.frombuffer(raw, "<i8"), version)   # a dataset of an older layout reads too
@@ -110,15 +136,25 @@ def decision_rows(directory, log=None, decision: str = "play"):
             qn = view[V_QUESTION]
             answers = np.array([a if qn == Q_EXCHANGE else answer_of(qn, np.int64(a), view[V_TILE]) for a in cands],
                                np.int64)   # an exchange's candidates are its packed picks
-            f = features_of(tab, view, answers, answers[0])
+            k = 0   # the search's first candidate is its policy's answer: expert's, unless re-based
+            if seat in rebase:
+                own = expert(np.int64(qn), view.copy(), tab)
+                hit = np.flatnonzero(answers == own)
+                if len(hit) == 0:
+                    skipped += 1
+                    continue
+                k = int(hit[0])
+            f = features_of(tab, view, answers, answers[k])
             v = np.asarray(vals, np.float64)
-            xs.append(f[1:])
-            ys.append(v[1:] - v[0])
+            others = np.arange(len(cands)) != k
+            xs.append(f[others])
+            ys.append(v[others] - v[k])
             hands.append(np.full(len(cands) - 1, h, np.int64))
             ids.append(np.full(len(cands) - 1, n_dec, np.int64))
             n_dec += 1
         if log:
-            log(f"{directory.name}: {part.name}, {n_dec:,} decisions")
+            log(f"{directory.name}: {part.name}, {n_dec:,} decisions" +
+                (f" ({skipped:,} skipped: expert's answer not among the candidates)" if skipped else ""))
     if not xs:
         seat = {"play": "search", "exchange": "expert+exchange=search", "void": "expert+void=search"}[decision]
         raise LearnError(f"{directory} holds no judged {decision} decision (record a searching seat: "

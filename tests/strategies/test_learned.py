@@ -13,7 +13,7 @@ from simcore.contract.rules import preset
 from simcore.contract.tables import load_tables
 from simcore.engine import pose
 from simcore.runs.batch import run_batch
-from strategies.features import N_FEATURES, view_features
+from strategies.features import C0, N_FEATURES, view_features
 from strategies.registry import StrategyError, parse_seats, seat_functions
 from tests.support.cli import invoke, run_cli
 from tests.support.stopped_hands import stopped_points, view_in
@@ -307,3 +307,44 @@ def test_a_declared_sets_waits_are_those_of_the_hand_after_it():
                 assert (row[col["wait_kinds"]], row[col["wait_live"]]) == (kinds, live)
                 seen["pung" if kind == vw.M_PUNG else "kong"] += worth > 0
     assert seen["pung"] >= 5 and seen["kong"] >= 1, seen
+
+
+def test_an_expert_iteration_dataset_is_rebased_on_experts_answer(tmp_path):
+    """A dataset of search[policy=learned] (an expert iteration round) judges its candidates against
+    learned's answer; ``sichuan learn`` re-bases each decision on expert's answer, as a learned
+    seat's features and targets are relative to it: every candidate but expert's is a row, its
+    target its value less expert's answer's, and where learned left expert's answer its answer is
+    a row like any other."""
+    import json
+
+    import pyarrow.parquet as pq
+
+    from experiments.learn import _expert_params, _rebased_seats, decision_rows
+    from simcore.contract.actions import answer_of
+    from strategies.expert import expert
+
+    d = tmp_path / "ei"
+    run_cli("dataset", "--rules", "flow", "--seats", "search[rollouts=2,max_rollouts=2,policy=learned],expert,expert,expert",
+            "--record", "0", "--hands", 40, "--seed", 3, "--tables", 20, "--out", d, "-q")
+    manifest = json.loads((d / "dataset.json").read_text())
+    assert _rebased_seats(manifest) == {0}
+    x, y, _, ids, _ = decision_rows(d)
+    tab, params = load_tables(), _expert_params()
+    want, moved = [], 0
+    for part in sorted(d.glob("part-*.parquet")):
+        t = pq.read_table(part).to_pydict()
+        for q, cands, vals, raw in zip(t["question"], t["candidates"], t["candidate_values"], t["view"]):
+            if cands is None or raw is None or len(cands) < 2 or q not in ("turn", "claim", "rob"):
+                continue
+            v = np.frombuffer(raw, "<i8").copy()
+            v[vw.V_PARAMS:vw.V_PARAMS + 3 * vw.N_PARAMS] = params
+            v[vw.V_SCRATCH:vw.V_SCRATCH + vw.N_SCRATCH] = 0
+            answers = [answer_of(v[vw.V_QUESTION], np.int64(a), v[vw.V_TILE]) for a in cands]
+            own = expert(np.int64(v[vw.V_QUESTION]), v, tab)
+            if own not in answers:
+                continue
+            k = answers.index(own)
+            moved += k != 0
+            want += [vals[i] - vals[k] for i in range(len(cands)) if i != k]
+    np.testing.assert_allclose(y, np.array(want), rtol=1e-6)
+    assert moved > 0 and (x[:, C0] == 0).all()   # learned left expert somewhere; expert's answer is never a row
