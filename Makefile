@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 EXTRAS := dev,dask,notebooks,sql,agents
 
-.PHONY: setup test bench run notebooks findings screenshot models models-play-data models-deal-data clean
+.PHONY: setup test bench run notebooks findings screenshot models models-play-data models-deal-data models-round-data clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -48,10 +48,14 @@ screenshot: setup
 # The learned players' shipped models (README: Learned players): a searching seat's decisions of
 # play in battle and flow (seed 102: the benches judge on seed 1's walls; about an hour on 2
 # cores), then one whose exchange and void searched (seed 105; about an hour), then a model for
-# each question and blood (minutes). Every stage is a command that resumes where it stopped; each
-# pair of datasets plays side by side, one core each.
+# each question and blood (minutes); then a round of expert iteration in battle: a seat searching
+# with those models as its rollout policy (seed 106, 21,000 hands, about 40 minutes), and the
+# battle model trained again on both datasets. Every stage is a command that resumes where it
+# stopped (a round's dataset refuses to resume once the models it plays have changed); each pair
+# of datasets plays side by side, one core each.
 MODEL_HANDS ?= 40000
 DEAL_HANDS  ?= 20000
+ROUND_HANDS ?= 21000
 MODEL_DATA  := runs/models
 models: models-play-data models-deal-data
 	$(VENV)/bin/sichuan learn $(MODEL_DATA)/battle-s102 --out strategies/models/battle.npz
@@ -59,6 +63,14 @@ models: models-play-data models-deal-data
 	for rules in battle flow; do for d in exchange void; do \
 		$(VENV)/bin/sichuan learn $(MODEL_DATA)/$$rules-xv105 --decision $$d --out strategies/models/$$rules-$$d.npz || exit 1; \
 	done; done
+	$(MAKE) models-round-data
+	$(VENV)/bin/sichuan learn $(MODEL_DATA)/battle-s102 $(MODEL_DATA)/battle-ei106 --out strategies/models/battle.npz
+
+# expert iteration's dataset: its rollouts play the models strategies/models/ holds now
+models-round-data: setup
+	mkdir -p $(MODEL_DATA)
+	$(VENV)/bin/sichuan dataset --rules battle --seats "search[policy=learned],expert,expert,expert" --record 0 \
+		--hands $(ROUND_HANDS) --seed 106 --chunk-hands 200 --tables 50 --out $(MODEL_DATA)/battle-ei106 -q
 
 models-play-data: setup
 	mkdir -p $(MODEL_DATA)

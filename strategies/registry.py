@@ -418,10 +418,16 @@ def model_params(kind: str, name: str) -> tuple[str, ...]:
 
 def _model_texts(seats):
     """(seat, part name, model text, the question it answers) of every model parameter the seats
-    (SeatSpecs) carry: a file as given, or "" for the shipped models."""
+    (SeatSpecs) carry: a file as given, or "" for the shipped models, those a search's rollout
+    policy plays too (``search[policy=learned]``: the play's shipped models)."""
     for s, seat in enumerate(seats):
         for kind in KINDS:
             name, values = seat.part(kind)
+            for key, value in values:
+                if key == "policy" and isinstance(value, str) and model_params("play", value):
+                    for p in declared(_declaring("play", value)):
+                        if p.kind == "model":
+                            yield s, name, "", p.decision
             if not model_params(kind, name):
                 continue
             decisions = {p.name: p.decision for p in declared(_declaring(kind, name)) if p.kind == "model"}

@@ -142,3 +142,26 @@ def test_a_model_of_other_features_is_one_line(model, tmp_path, change, says):
         parse_seats(f"learned[model={model}]")
     res = _simulate(tmp_path / "run", f"learned[model={model}]", 10)
     assert res.exit_code == 2 and len(res.stderr.strip().splitlines()) == 1 and says in res.stderr
+
+
+def test_a_dataset_refuses_to_extend_after_a_model_it_plays_changed(model, tmp_path):
+    """A dataset records the model files its seats play (a learned seat's, and a search's whose
+    rollout policy is learned: the shipped one of the rules' blood); extending it after one changed
+    is refused in one line naming the file, and its rows are left as they were."""
+    from strategies.registry import model_file_records
+
+    assert model_file_records(parse_seats("search[policy=learned],expert,expert,expert"), preset("battle")) == \
+        {str(SHIPPED_BATTLE.resolve()): M.file_digest(SHIPPED_BATTLE)}
+    assert model_file_records(parse_seats("search,expert,expert,expert"), preset("battle")) == {}
+    out = tmp_path / "ds"
+    seats = f"learned[model={model}],expert,expert,expert"
+    args = ("dataset", "-q", "--seats", seats, "--record", "0", "--chunk-hands", 10, "--out", out)
+    assert invoke(*args, "--hands", 20).exit_code == 0
+    assert json.loads((out / "dataset.json").read_text())["model_files"] == {str(model): M.file_digest(model)}
+    assert invoke(*args, "--hands", 30).exit_code == 0   # unchanged: it extends
+    _rewrite(model)
+    before = _files(out)
+    res = invoke(*args, "--hands", 40)
+    assert res.exit_code != 0 and len(res.stderr.strip().splitlines()) == 1, res.output
+    assert f"model file {model} changed since the run" in res.stderr and "cannot be resumed" in res.stderr
+    assert _files(out) == before
