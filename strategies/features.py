@@ -28,12 +28,13 @@ from simcore.contract.view import (A_KONG, A_WIN, C_KONG, C_PASS, C_PUNG, C_WIN,
                                    param_float)
 from strategies.core import (INF, NO_TILE, isolation, live, near_mask, prepare, shanten_minus, shanten_moved,
                              shanten_of, suit_weight, ukeire_weighted)
+from strategies.exchange import suit_count
 from strategies.expert import (P_DECAY, P_FLOW_DECAY, P_PACE, P_PUNG_ODDS, P_SUIT_ODDS, SCR_VALUE, SCR_WAITS,
-                               _liable, _p_win, _payoff, _roots, _rule, _suit_weights, _unseen, _wait_worth)
+                               _liable, _p_win, _payoff, _roots, _rule, _sets_in, _suit_weights, _unseen, _wait_worth)
 from strategies.play import danger, seats_playing, shanten_after_pung, threats
 from strategies.value import wait_values, win_context, win_value
 from simcore.contract.rules import R_KONG_PAY_ADDED, R_KONG_PAY_CONCEALED, R_KONG_PAY_EXPOSED
-from simcore.contract.tiles import N_KINDS, N_RANKS
+from simcore.contract.tiles import N_KINDS, N_RANKS, N_SUITS
 
 FEATURE_VERSION = 3
 I64 = np.int64
@@ -145,12 +146,11 @@ def _waits_into(tab, view, discard, w, X, o):
     the candidate block at X[o:]: what expert's ``_wait_worth`` makes of them, how many kinds,
     their live copies, those of a suit a still-playing opponent is voiding (it discards every
     one it draws: ``expert._lets_go``), and the largest base one pays on a discard and as a
-    self-draw. Returns
-    (worth, the live copies weighted as ``core.ukeire_weighted`` weighs them); (0, 0) when the
-    tiles are not ready."""
+    self-draw. Returns the live copies weighted as ``core.ukeire_weighted`` weighs them (0 when
+    the tiles are not ready)."""
     mask, total = wait_values(tab, view, discard, SCR_VALUE, SCR_WAITS)
     if mask == 0:
-        return 0.0, 0.0
+        return 0.0
     me = view[V_ME]
     kinds = 0
     forced = 0
@@ -168,14 +168,13 @@ def _waits_into(tab, view, discard, w, X, o):
                     break
             top = max(top, view[SCR_WAITS + u])
             self_top = max(self_top, view[SCR_WAITS + N_KINDS + u])
-    worth = _wait_worth(view, mask, w)
-    X[o + 9] = worth
+    X[o + 9] = _wait_worth(view, mask, w)
     X[o + 13] = kinds
     X[o + 14] = total
     X[o + 15] = forced
     X[o + 16] = top
     X[o + 17] = self_top
-    return worth, weighted
+    return weighted
 
 
 @nb.njit(cache=True, _nrt=False)
@@ -183,19 +182,12 @@ def _flush_gap(view, plus, minus):
     """The seat's tiles (concealed and declared, with ``plus`` added and ``minus`` taken out,
     NO_TILE for none) outside its most-held suit: 0 is a flush."""
     me = view[V_ME]
-    n0 = n1 = n2 = 0
-    for u in range(N_KINDS):
-        c = view[V_HAND + u] + (u == plus) - (u == minus)
-        s = u // N_RANKS
-        n0 += c * (s == 0)
-        n1 += c * (s == 1)
-        n2 += c * (s == 2)
-    for i in range(view[V_N_MELDS + me]):
-        s = view[V_MELD_TILE + me * 4 + i] // N_RANKS
-        n0 += 3 * (s == 0)
-        n1 += 3 * (s == 1)
-        n2 += 3 * (s == 2)
-    return n0 + n1 + n2 - max(n0, max(n1, n2))
+    total = most = 0
+    for s in range(N_SUITS):
+        n = suit_count(view, s) + 3 * _sets_in(view, me, s) + (plus // N_RANKS == s) - (minus // N_RANKS == s)
+        total += n
+        most = max(most, n)
+    return total - most
 
 
 @nb.njit(cache=True, _nrt=False)
@@ -234,24 +226,22 @@ def _unmeld(view, t, take, i, slot_kind, slot_tile):
 def _declared_waits(tab, view, t, take, kind, w, X, o):
     """The waits once a set of t is declared (a kong: the tiles left as they are; a pung: after
     the discard whose waits expert's ``_wait_worth`` values most, of those the seat may make),
-    into X[o:] as ``_waits_into`` puts them; returns (worth, weighted live copies, the discard
-    or ``NO_TILE``)."""
+    into X[o:] as ``_waits_into`` puts them; returns (the weighted live copies, the discard or
+    ``NO_TILE``)."""
     me = view[V_ME]
     k = view[V_N_MELDS + me]
     if k >= 4 and kind != M_KONG_ADDED:
-        return 0.0, 0.0, NO_TILE
+        return 0.0, NO_TILE
     slot = me * 4 + min(k, 3)
     slot_kind, slot_tile = view[V_MELD_KIND + slot], view[V_MELD_TILE + slot]
     i = _meld(view, t, take, kind)
     best_d = NO_TILE
+    weighted = 0.0
     if kind != M_PUNG:
-        worth, weighted = _waits_into(tab, view, NO_TILE, w, X, o)
+        weighted = _waits_into(tab, view, NO_TILE, w, X, o)
     else:
         void = view[V_VOID + me]
-        holds_void = False
-        for u in range(N_KINDS):
-            if view[V_HAND + u] > 0 and u // N_RANKS == void:
-                holds_void = True
+        holds_void = void < N_SUITS and suit_count(view, void) > 0
         best = -1.0
         for u in range(N_KINDS):
             if view[V_HAND + u] == 0 or (holds_void and u // N_RANKS != void):
@@ -261,11 +251,10 @@ def _declared_waits(tab, view, t, take, kind, w, X, o):
                 v = _wait_worth(view, mask, w)
                 if v > best:
                     best, best_d = v, I64(u)
-        worth, weighted = 0.0, 0.0
         if best_d != NO_TILE:
-            worth, weighted = _waits_into(tab, view, best_d, w, X, o)
+            weighted = _waits_into(tab, view, best_d, w, X, o)
     _unmeld(view, t, take, i, slot_kind, slot_tile)
-    return worth, weighted, best_d
+    return weighted, best_d
 
 
 @nb.njit(cache=True, _nrt=False)
@@ -297,8 +286,8 @@ def candidate_features(tab, view, q, ans, own, deadly, ready, X, o):
             X[o + 11] = _kong_pay(view, t)
             if sh == 0:
                 concealed = view[V_HAND + t] == 4
-                _, acc, _ = _declared_waits(tab, view, t, FOUR if concealed else ONE,
-                                            M_KONG_CONCEALED if concealed else M_KONG_ADDED, w, X, o)
+                acc, _ = _declared_waits(tab, view, t, FOUR if concealed else ONE,
+                                         M_KONG_CONCEALED if concealed else M_KONG_ADDED, w, X, o)
                 X[o + 3] = acc
                 X[o + 4] = _p_win(view, I64(0), acc, pace, decay) * worth
         else:
@@ -325,7 +314,7 @@ def candidate_features(tab, view, q, ans, own, deadly, ready, X, o):
             X[o + 1] = K_PUNG
             sh = shanten_after_pung(tab, view, st, t, I64(-1))
             if sh == 0:
-                _, acc, d = _declared_waits(tab, view, t, I64(2), M_PUNG, w, X, o)
+                acc, d = _declared_waits(tab, view, t, I64(2), M_PUNG, w, X, o)
                 X[o + 3] = acc
                 X[o + 4] = _p_win(view, I64(0), acc, pace, decay) * worth
                 if d != NO_TILE:
@@ -335,7 +324,7 @@ def candidate_features(tab, view, q, ans, own, deadly, ready, X, o):
             sh = shanten_minus(tab, view, st, t, THREE, ONE)
             X[o + 11] = _kong_pay(view, t)
             if sh == 0:
-                _, acc, _ = _declared_waits(tab, view, t, THREE, M_KONG_EXPOSED, w, X, o)
+                acc, _ = _declared_waits(tab, view, t, THREE, M_KONG_EXPOSED, w, X, o)
                 X[o + 3] = acc
                 X[o + 4] = _p_win(view, I64(0), acc, pace, decay) * worth
         else:

@@ -291,6 +291,16 @@ def changed_model_file(path: str, recorded: str) -> str | None:
     return None
 
 
+def changed_model_files(recorded: dict | None) -> str | None:
+    """The first model file of a run's or dataset's ``model_files`` (path -> digest; None in one
+    written before they were recorded) that changed since, in one line; None if none did."""
+    for path, digest in (recorded or {}).items():
+        changed = changed_model_file(path, digest)
+        if changed:
+            return changed
+    return None
+
+
 def check_unwritten() -> str | None:
     """Check mode: None if every model kept in this process is as it was loaded, else one line
     naming the model a strategy wrote to."""

@@ -125,7 +125,7 @@ def record(out, rules, seats, record_seats, hands: int, seed: int = 0, chunk: in
         raise DatasetError(f"--record: seats among 0, 1, 2, 3, got {record_seats}")
     if hands < 1 or chunk < 1 or tables < 1:
         raise DatasetError("--hands, --chunk-hands and --tables must be positive")
-    from strategies.models import changed_model_file
+    from strategies.models import changed_model_files
     from strategies.registry import check_rules, model_file_records
 
     check_rules(seats, rules)   # before any directory: a seat's model of the other blood is refused
@@ -151,11 +151,10 @@ def record(out, rules, seats, record_seats, hands: int, seed: int = 0, chunk: in
                 raise DatasetError(f"{out} holds a dataset of views at contract version {old.get('contract_version', 1)}, "
                                    f"which reads (sichuan learn upgrades them) but does not extend (this version "
                                    f"writes {CONTRACT_VERSION}); choose a new directory")
-            for path, digest in (old.get("model_files") or {}).items():   # none in a dataset written before
-                changed = changed_model_file(path, digest)
-                if changed:
-                    raise DatasetError(f"{out} cannot be resumed or extended: {changed}, so its rows would differ; "
-                                       "choose a new directory")
+            changed = changed_model_files(old.get("model_files"))
+            if changed:
+                raise DatasetError(f"{out} cannot be resumed or extended: {changed}, so its rows would differ; "
+                                   "choose a new directory")
             if old.get("observation_version", 1) != AG.OBS_VERSION:   # its rows' observations have another layout
                 raise DatasetError(f"{out} holds a dataset of observations at version {old.get('observation_version', 1)}, "
                                    f"which reads but does not extend (this version writes {AG.OBS_VERSION}); "

@@ -475,13 +475,12 @@ def _check_existing(d: ManagedDir, cfg: RunConfig) -> dict | None:
         if changed:
             raise RunError(f"{run_dir} cannot be resumed or extended: {changed}, so its results would differ; "
                            "use a new --out directory")
-    from strategies.models import changed_model_file
+    from strategies.models import changed_model_files
 
-    for path, digest in (old.get("model_files") or {}).items():   # none in a run written before models
-        changed = changed_model_file(path, digest)
-        if changed:
-            raise RunError(f"{run_dir} cannot be resumed or extended: {changed}, so its results would differ; "
-                           "use a new --out directory")
+    changed = changed_model_files(old.get("model_files"))
+    if changed:
+        raise RunError(f"{run_dir} cannot be resumed or extended: {changed}, so its results would differ; "
+                       "use a new --out directory")
     old_n = int(old["config"]["n"])
     if cfg.n < old_n:
         unit = "matches" if cfg.match_mode else "hands"
