@@ -34,7 +34,7 @@ from simcore.contract.tiles import N_KINDS, N_RANKS, N_SUITS
 from simcore.engine import ROLLOUT_STATE_LEN, WK_END, WK_SHAPE, answer_at, net_at, play_on, sample_state, set_answer, view_at  # noqa: F401
 from simcore.contract.view import A_KONG, A_WIN, C_KONG, C_PASS, C_PUNG, C_WIN, Q_CLAIM, Q_EXCHANGE, Q_ROB, Q_TURN, Q_VOID, V_ARENA, V_CAN_KONG, V_CAN_PUNG, V_CAN_WIN, V_CODES, V_HAND, V_KONG_MASK, V_LOCKED, V_ME, V_MUST_VOID, V_PARAMS, V_QUESTION, V_TILE, V_VOID, N_PARAMS, pack3, param_float, param_int, rand_u64, unpack3
 
-from strategies.core import isolation, near_mask, prepare, shanten_moved, ukeire
+from strategies.core import isolation, near_mask, prepare, shanten_moved, shanten_of, ukeire
 from strategies.exchange import isolated_three, shanten_voiding, suit_count
 from strategies.params import Param, parameters
 
@@ -50,9 +50,11 @@ PARAMS = (
     Param.float("margin", 1.5, 0.0, 10.0, "leave the policy's answer only for one better by this many standard errors (paired)"),
     Param.int("max_rollouts", 128, 1, 100000, "where a challenger is close (paired z 0.5 to margin+1.5), rollouts double up to this (x8 at the exchange, x64 at the void)"),
     Param.float("void_close", 1.0, 0.0, 10.0, "void suits searched: those within this many shanten (a tile to discard: 6/16) of the best"),
+    Param.int("near", 8, 0, 8, "play questions searched: those whose hand is at most this many tiles from ready "
+              "(its shanten as it stands; 0: ready or one discard from it, where the learned play acts; 8: all)"),
 )
-P_ROLLOUTS, P_CANDIDATES, P_POLICY, P_DECISIONS, P_SHAPE, P_MARGIN, P_MAX_ROLLOUTS, P_VOID_CLOSE = (
-    np.int64(i) for i in range(8))
+P_ROLLOUTS, P_CANDIDATES, P_POLICY, P_DECISIONS, P_SHAPE, P_MARGIN, P_MAX_ROLLOUTS, P_VOID_CLOSE, P_NEAR = (
+    np.int64(i) for i in range(9))
 MAX_CAND = 20
 # rollouts and max_rollouts are multiplied by these at the exchange and the void choice (two
 # decisions a hand, each judged over whole hands): 128 to 1,024 tables at the exchange, 512 to
@@ -256,15 +258,17 @@ def judge_more(q, view, tab, A, n_cand, k0, k1, seed, check, cross):
 
 
 @nb.njit(cache=True, _nrt=False)
-def _searched(q, view):
+def _searched(q, view, tab):
+    """Whether the seat's parameters search this question: ``decisions`` picks the kinds of play
+    question, ``near`` how far from ready a play question's hand may be (the learned play's gate:
+    ``learned.choose``); the exchange and the void always."""
     if q == Q_EXCHANGE or q == Q_VOID:
         return True
     d = param_int(view, P_DECISIONS)
-    if d == 1:
-        return q == Q_TURN
-    if d == 2:
-        return q == Q_CLAIM or q == Q_ROB
-    return True
+    if (d == 1 and q != Q_TURN) or (d == 2 and q != Q_CLAIM and q != Q_ROB):
+        return False
+    near = param_int(view, P_NEAR)
+    return near >= 8 or min(shanten_of(tab, prepare(tab, view, I64(0))), 8) <= near
 
 
 @parameters(*PARAMS, rollout="policy")
@@ -275,7 +279,7 @@ def search(q, view, tab):
     own = _policy_answer(q, view, tab, A)
     W = work_of(A)
     W[SW_N] = 0
-    if not _searched(q, view):
+    if not _searched(q, view, tab):
         return own
     W[WK_SHAPE] = I64(param_float(view, P_SHAPE) * 1000.0 + 0.5)
     n = candidates(q, view, tab, own, W, param_int(view, P_CANDIDATES), param_float(view, P_VOID_CLOSE))

@@ -145,3 +145,35 @@ def test_a_searching_seat_s_rows_keep_its_view_where_it_judged(tmp_path):
     assert (v[:, vw.V_QUESTION] == [names[q] for q in judged.question]).all()
     assert (v[:, vw.V_ME] == 0).all() and (v[:, vw.V_HAND:vw.V_HAND + N_KINDS].sum(1) > 0).all()
     assert df.view.isna().sum() == len(df) - len(judged)
+
+
+def test_a_search_near_ready_judges_only_hands_that_near_ready(tmp_path):
+    """``search[near=N]`` searches a play question only when its hand, its void suit's tiles set
+    aside, is at most N tiles from ready (counted here by the engine's exact evaluator, tested
+    against the ``mahjong`` package and a brute-force oracle): with near=0 every judged turn and claim is ready or one
+    discard from it; with near=1 some are one farther, none more."""
+    from simcore.contract import view as vw
+    from simcore.contract.tiles import N_RANKS
+    from simcore.env.dataset import views
+    from simcore.contract.evaluate import shanten_exact
+    from simcore.contract.tables import load_tables
+
+    def shantens(near):
+        out = tmp_path / f"near{near}"
+        run_cli("dataset", "--rules", "flow", "--seats", f"search[rollouts=2,max_rollouts=2,near={near}],expert,expert,expert",
+                "--record", "0", "--hands", 16, "--out", out, "-q")
+        df = load(out)
+        judged = df[df.candidates.notna()]
+        assert set(judged.question) <= {"turn", "claim", "rob"}   # its exchange and void are expert's
+        v = views(df)
+        got = []
+        for row in v:
+            void = int(row[vw.V_VOID])   # seat 0 is recorded: its own void
+            hand = row[vw.V_HAND:vw.V_HAND + N_KINDS].copy()
+            hand[void * N_RANKS:(void + 1) * N_RANKS] = 0
+            got.append(shanten_exact(load_tables(), hand, void, int(row[vw.V_N_MELDS]), np.zeros(N_KINDS, np.int64)))
+        return np.array(got)
+
+    near0, near1 = shantens(0), shantens(1)
+    assert len(near0) > 20 and near0.max() <= 0
+    assert (near1 == 1).sum() > 5 and near1.max() <= 1
