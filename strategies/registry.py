@@ -215,6 +215,19 @@ def parse_seat(spec: str) -> SeatSpec:
     return SeatSpec(p_name, e_name, v_name, p_values, e_values, v_values)
 
 
+def recorded_seat(text: str) -> str:
+    """A seat as a run or dataset recorded it, in today's canonical form: a parameter a built-in
+    strategy has declared since (such as ``search``'s ``near``) is read at its default, which plays
+    as the record did, so the record still resumes. A seat naming a user file or a model file (whose
+    parsing reads files, compared apart) and one that no longer parses stay as recorded."""
+    if _is_user(text) or "model=" in text:
+        return text
+    try:
+        return parse_seat(text).canonical
+    except ValueError:
+        return text
+
+
 def parse_seats(spec: str | None) -> list[SeatSpec]:
     """``SPEC`` for all four seats or ``A,B,C,D``; None means the default (``expert``, with its
     own exchange and void policies).

@@ -126,7 +126,7 @@ def record(out, rules, seats, record_seats, hands: int, seed: int = 0, chunk: in
     if hands < 1 or chunk < 1 or tables < 1:
         raise DatasetError("--hands, --chunk-hands and --tables must be positive")
     from strategies.models import changed_model_files
-    from strategies.registry import check_rules, model_file_records
+    from strategies.registry import check_rules, model_file_records, recorded_seat
 
     check_rules(seats, rules)   # before any directory: a seat's model of the other blood is refused
     options = K.RunOptions(draw_order)
@@ -134,9 +134,12 @@ def record(out, rules, seats, record_seats, hands: int, seed: int = 0, chunk: in
     with ManagedDir(out, "dataset directory", MANIFEST, ".dataset.lock", DatasetError) as d:
         old = d.existing(_read_manifest)
         if old is not None:
-            diff = [k for k in cfg if old.get("config", {}).get(k) != cfg[k]]
+            theirs = dict(old.get("config", {}))
+            if isinstance(theirs.get("seats"), list):
+                theirs["seats"] = [recorded_seat(str(s)) for s in theirs["seats"]]
+            diff = [k for k in cfg if theirs.get(k) != cfg[k]]
             if diff:
-                both = "; ".join(_both(k, old.get("config", {}).get(k), cfg[k]) for k in diff)
+                both = "; ".join(_both(k, theirs.get(k), cfg[k]) for k in diff)
                 names = {"rules": "rule set", "chunk": "chunk size", "draw_order": "draw order", "record": "record"}
                 raise DatasetError(f"{out} holds a dataset with another {', '.join(names.get(k, k) for k in diff)} "
                                    f"({both}); choose a new "

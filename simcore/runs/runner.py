@@ -367,9 +367,9 @@ def _check_same_seats(run_dir: Path, old: dict, cfg: RunConfig) -> None:
     their resolved path, parameters by value); else one line naming the seat, the part and both
     values; model files too, by their resolved path. Files' contents are compared apart
     (``registry.changed_strategy_file``, ``models.changed_model_file``)."""
-    from strategies.registry import KINDS, map_model_paths, map_user_paths, model_params
+    from strategies.registry import KINDS, map_model_paths, map_user_paths, model_params, recorded_seat
 
-    recorded = list(old.get("config", {}).get("seats") or [])
+    recorded = [recorded_seat(s) for s in old.get("config", {}).get("seats") or []]
     theirs_abs, theirs_model = recorded_file(old), recorded_model(old)
 
     def mine_abs(path: str) -> str:
@@ -401,8 +401,8 @@ def _check_same_seats(run_dir: Path, old: dict, cfg: RunConfig) -> None:
                             "and this run was written when it got exchange=shortest and void=fewest: add "
                             "+exchange=shortest+void=fewest to its spec to resume it, or use a new --out directory")
                 raise RunError(f"{run_dir} holds a run with different seats: seat {seat}'s {what} is "
-                               f"{_short(_seat_identity(a, str)[part])} there, {_short(_seat_identity(b, str)[part])} "
-                               f"now; {hint}")
+                               f"{_part_difference(_seat_identity(a, str)[part], _seat_identity(b, str)[part])}; "
+                               f"{hint}")
 
 
 def _value(x) -> str:
@@ -431,6 +431,26 @@ def _rules_differ(theirs, mine, most: int = 3) -> str:
 
 def _short(text: str, limit: int = 60) -> str:
     return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def _part_difference(theirs: str, mine: str) -> str:
+    """``X there, Y now`` for two parts of a seat; of one strategy with other parameter values,
+    only the parameters that differ (``search with near=8 there, near=0 now``)."""
+    from strategies.registry import split_top
+
+    def params(text: str) -> tuple[str, dict] | None:
+        name, _, rest = text.partition("[")
+        if not rest.endswith("]"):
+            return None
+        return name, dict(kv.split("=", 1) for kv in split_top(rest[:-1], ",", "parameters") if "=" in kv)
+
+    a, b = params(theirs), params(mine)
+    if a and b and a[0] == b[0]:
+        keys = [k for k in {**a[1], **b[1]} if a[1].get(k) != b[1].get(k)]
+        if keys:
+            show = lambda d: ",".join(f"{k}={d.get(k, '(none)')}" for k in keys)
+            return f"{_short(a[0])} with {_short(show(a[1]))} there, {_short(show(b[1]))} now"
+    return f"{_short(theirs)} there, {_short(mine)} now"
 
 
 def _check_existing(d: ManagedDir, cfg: RunConfig) -> dict | None:

@@ -1,7 +1,8 @@
 """Runs written by earlier schemas still load, summarize, query, resume and extend (issues 17
 and 35): the columns added since read as those runs played them (``shards.LATER_COLUMNS``: zeros,
 the seats' parts derived from ``strategy``, a null luck), and a run extended now matches a run
-played whole now, hand for hand.
+played whole now, hand for hand. A run or dataset recorded before a built-in strategy declared
+a parameter reads it at its default, and extends.
 
 tests/data/v1-run was written by the code of commit ee29620 (schema version 1):
 
@@ -145,3 +146,48 @@ def test_a_version_2_run_extends_with_its_parts_written_as_they_were_derived(tmp
     pd.testing.assert_frame_equal(analysis.summarize(old, by="play"), analysis.summarize(run, by="play"), rtol=1e-12)
     pytest.importorskip("duckdb")
     assert analysis.sql(old).execute("SELECT count(DISTINCT (play, void_policy)) FROM seats").fetchone()[0] == 3
+
+
+SEARCHING = "search[rollouts=2,max_rollouts=2],expert,expert,expert"
+
+
+def _drop_near(path: Path, key: str) -> None:
+    """Rewrite a manifest's seats as they were recorded before ``search`` declared ``near``."""
+    m = json.loads(path.read_text())
+    seats = m["config"][key]
+    assert any(",near=8]" in s for s in seats)
+    m["config"][key] = [s.replace(",near=8]", "]") for s in seats]
+    path.write_text(json.dumps(m))
+
+
+def test_a_run_recorded_before_a_parameter_was_declared_extends_as_played_whole(tmp_path):
+    """A built-in's parameter declared since a run was written reads at its default (which plays
+    as the run did): the run extends, and matches one played whole now; another value is refused."""
+    from tests.support.cli import run_cli
+
+    old, whole = tmp_path / "old", tmp_path / "whole"
+    run_cli("simulate", "--seats", SEARCHING, "--hands", 4, "--chunk-hands", 2, "--out", old, "-q")
+    _drop_near(old / "run.json", "seats")
+    run_cli("simulate", "--seats", SEARCHING, "--hands", 8, "--chunk-hands", 2, "--out", old, "-q")
+    run_cli("simulate", "--seats", SEARCHING, "--hands", 8, "--chunk-hands", 2, "--out", whole, "-q")
+    a, b = (analysis.load(d, tables=["seats"]).seats.sort_values(["hand", "seat"]).reset_index(drop=True)
+            for d in (old, whole))
+    pd.testing.assert_frame_equal(a[["hand", "seat", "net"]], b[["hand", "seat", "net"]])
+    res = run_cli("simulate", "--seats", SEARCHING.replace("]", ",near=0]", 1), "--hands", 10, "--chunk-hands", 2,
+                  "--out", old, "-q", expect=2)
+    assert res.output.startswith("Error: ") and "play is search with near=8 there, near=0 now" in res.output, res.output
+
+
+def test_a_dataset_recorded_before_a_parameter_was_declared_extends(tmp_path):
+    from simcore.env.dataset import load
+    from tests.support.cli import run_cli
+
+    out = tmp_path / "ds"
+    args = ("dataset", "--seats", SEARCHING, "--record", "0", "--out", out, "--chunk-hands", 2, "-q")
+    run_cli(*args, "--hands", 4)
+    _drop_near(out / "dataset.json", "seats")
+    run_cli(*args, "--hands", 6)
+    assert sorted(load(out).hand.unique()) == list(range(6))
+    res = run_cli("dataset", "--seats", SEARCHING.replace("]", ",near=0]", 1), "--record", "0", "--out", out,
+                  "--chunk-hands", 2, "--hands", 8, "-q", expect=2)
+    assert res.output.startswith("Error: ") and "another seats" in res.output
