@@ -28,7 +28,6 @@ import json
 import math
 import shlex
 import sys
-import time
 from pathlib import Path
 
 import click
@@ -206,11 +205,9 @@ def train(datasets, out, max_iter: int | None = None, leaves: int | None = None,
     tr, va, te = (fold >= 2) & near, fold == 1, fold == 0
     if tr.sum() < 50 or va.sum() == 0 or te.sum() == 0:
         raise LearnError(f"too few judged decisions to train and test on ({len(np.unique(ids)):,}); record more hands")
-    t0 = time.perf_counter()
     est = HistGradientBoostingRegressor(max_iter=max_iter, max_leaf_nodes=leaves, learning_rate=LEARNING_RATE,
                                         l2_regularization=1.0, min_samples_leaf=100, random_state=0)
     est.fit(x[tr], y[tr])
-    seconds = time.perf_counter() - t0
 
     def predicted(rows):   # a candidate the seat does not score is never played
         return np.where(near[rows], est.predict(x[rows]), -np.inf)
@@ -228,7 +225,7 @@ def train(datasets, out, max_iter: int | None = None, leaves: int | None = None,
         "features": list(names),
         "preset": next(iter(presets)), "baseline": baseline, "margin": margin, "max_shanten": int(max_shanten),
         "training": {"datasets": [str(d) for d in datasets], "rows": int(tr.sum()), "command": command,
-                     "seconds": round(seconds, 1), "trees": int(est.n_iter_), "leaves": leaves,
+                     "trees": int(est.n_iter_), "leaves": leaves,
                      "learning_rate": LEARNING_RATE},
         "metrics": {"test_decisions": int(n_dec), "test_rows": int(te.sum()), "r2": round(float(r2), 4),
                     "gain_per_decision": round(float(gain.mean()), 4),

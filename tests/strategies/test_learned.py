@@ -32,6 +32,15 @@ def tiny_model(tmp_path_factory):
     return d / "m.npz"
 
 
+def test_the_same_training_writes_the_same_bytes(tiny_model):
+    """Training again with the same command on the same datasets writes the same file, byte for
+    byte (no time in it), so a round of expert iteration's dataset, which records the digest of the
+    models it plays, resumes after ``make models`` trained them again."""
+    first = tiny_model.read_bytes()
+    run_cli("learn", tiny_model.parent / "ds", "--out", tiny_model, "--max-iter", 20, "--max-shanten", 8, "-q")
+    assert tiny_model.read_bytes() == first
+
+
 def test_features_at_the_table_do_not_depend_on_what_the_scratch_holds(tiny_model):
     """At every question of a learned seat's hand, the features from its view as it stands (its
     scratch as its play left it) equal those from the view with the scratch cleared, as a dataset
