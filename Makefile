@@ -45,48 +45,59 @@ screenshot: setup
 	$(VENV)/bin/sichuan trace --rules flow --seed 1 --hand 11 --format html -o $(SHOT_PAGE)
 	$(PY) scripts/screenshot.py $(SHOT_PAGE) docs/viewer.png
 
-# The learned players' shipped models (README: Learned players): a searching seat's decisions of
-# play in battle and flow (seed 102: the benches judge on seed 1's walls; about an hour on 2
-# cores), then one whose exchange and void searched (seed 105; about an hour), then a model for
-# each question and blood (minutes); then a round of expert iteration in battle: a seat searching
-# with those models as its rollout policy (seed 106, 21,000 hands, about 40 minutes), and the
-# battle model trained again on both datasets. Every stage is a command that resumes where it
-# stopped (a round's dataset refuses to resume once the models it plays have changed); each pair
-# of datasets plays side by side, one core each.
+# The learned players' shipped models (README: Learned players): a seat searching the questions of
+# play where its hand is ready or one discard from it (search[near=0]: where the learned play acts;
+# most of search's edge, at a third of its cost) in battle and flow (seed 102: the benches judge on
+# seed 1's walls), then one whose exchange and void searched (seed 105), then a model for each
+# question and blood; then two rounds of expert iteration in each blood: a seat searching with the
+# models of the round before as its rollout policy (seeds 106, 107), and the play models trained
+# again on every dataset so far. Every stage is a command that resumes where it stopped (training
+# writes the same bytes again, so a round's dataset, which refuses to resume once the models it
+# plays have changed, resumes); each pair of datasets plays side by side, one core each.
+# Times on 2 cores: README, Learned players.
 MODEL_HANDS ?= 40000
 DEAL_HANDS  ?= 20000
-ROUND_HANDS ?= 21000
+ROUND_HANDS ?= 30000
+ROUND_SEEDS ?= 106 107
 MODEL_DATA  := runs/models
+comma       := ,
+LEARN       := $(VENV)/bin/sichuan learn
 models: models-play-data models-deal-data
-	$(VENV)/bin/sichuan learn $(MODEL_DATA)/battle-s102 --out strategies/models/battle.npz
-	$(VENV)/bin/sichuan learn $(MODEL_DATA)/flow-s102 --out strategies/models/flow.npz
-	for rules in battle flow; do for d in exchange void; do \
-		$(VENV)/bin/sichuan learn $(MODEL_DATA)/$$rules-xv105 --decision $$d --out strategies/models/$$rules-$$d.npz || exit 1; \
-	done; done
-	$(MAKE) models-round-data
-	$(VENV)/bin/sichuan learn $(MODEL_DATA)/battle-s102 $(MODEL_DATA)/battle-ei106 --out strategies/models/battle.npz
+	for rules in battle flow; do \
+		$(LEARN) $(MODEL_DATA)/$$rules-s102 --out strategies/models/$$rules.npz || exit 1; \
+		for d in exchange void; do \
+			$(LEARN) $(MODEL_DATA)/$$rules-xv105 --decision $$d --out strategies/models/$$rules-$$d.npz || exit 1; \
+		done; \
+	done
+	rounds=""; for seed in $(ROUND_SEEDS); do \
+		$(MAKE) models-round-data ROUND_SEED=$$seed || exit 1; \
+		rounds="$$rounds $$seed"; \
+		for rules in battle flow; do \
+			data="$(MODEL_DATA)/$$rules-s102"; for r in $$rounds; do data="$$data $(MODEL_DATA)/$$rules-ei$$r"; done; \
+			$(LEARN) $$data --out strategies/models/$$rules.npz || exit 1; \
+		done; \
+	done
 
-# expert iteration's dataset: its rollouts play the models strategies/models/ holds now
-models-round-data: setup
-	mkdir -p $(MODEL_DATA)
-	$(VENV)/bin/sichuan dataset --rules battle --seats "search[policy=learned],expert,expert,expert" --record 0 \
-		--hands $(ROUND_HANDS) --seed 106 --chunk-hands 200 --tables 50 --out $(MODEL_DATA)/battle-ei106 -q
-
-models-play-data: setup
-	mkdir -p $(MODEL_DATA)
-	$(VENV)/bin/sichuan dataset --rules battle --seats "search,expert,expert,expert" --record 0 --hands $(MODEL_HANDS) \
-		--seed 102 --chunk-hands 200 --tables 50 --out $(MODEL_DATA)/battle-s102 -q & a=$$!; \
-	$(VENV)/bin/sichuan dataset --rules flow --seats "search,expert,expert,expert" --record 0 --hands $(MODEL_HANDS) \
-		--seed 102 --chunk-hands 200 --tables 50 --out $(MODEL_DATA)/flow-s102 -q & b=$$!; \
-	wait $$a && wait $$b
-
-models-deal-data: setup
+# a pair of datasets side by side, one core each: $(call two_datasets,SEATS,HANDS,SEED,NAME)
+define two_datasets
 	mkdir -p $(MODEL_DATA)
 	pids=""; for rules in battle flow; do \
-		$(VENV)/bin/sichuan dataset --rules $$rules --seats "expert+exchange=search+void=search,expert,expert,expert" \
-			--record 0 --hands $(DEAL_HANDS) --seed 105 --chunk-hands 200 --tables 50 --out $(MODEL_DATA)/$$rules-xv105 -q & \
+		$(VENV)/bin/sichuan dataset --rules $$rules --seats "$(1),expert,expert,expert" --record 0 --hands $(2) \
+			--seed $(3) --chunk-hands 200 --tables 50 --out $(MODEL_DATA)/$$rules-$(4) -q & \
 		pids="$$pids $$!"; \
 	done; for p in $$pids; do wait $$p || exit 1; done
+endef
+
+models-play-data: setup
+	$(call two_datasets,search[near=0],$(MODEL_HANDS),102,s102)
+
+models-deal-data: setup
+	$(call two_datasets,expert+exchange=search+void=search,$(DEAL_HANDS),105,xv105)
+
+# a round of expert iteration's datasets: their rollouts play the models strategies/models/ holds now
+ROUND_SEED ?= 106
+models-round-data: setup
+	$(call two_datasets,search[policy=learned$(comma)near=0],$(ROUND_HANDS),$(ROUND_SEED),ei$(ROUND_SEED))
 
 clean:
 	rm -rf $(VENV) .pytest_cache build *.egg-info
