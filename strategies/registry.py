@@ -150,7 +150,7 @@ def split_top(text: str, sep: str, what: str) -> list[str]:
     return out
 
 
-def _name_and_params(text: str, spec: str) -> tuple[str, dict]:
+def name_and_params(text: str, spec: str) -> tuple[str, dict]:
     """``name[a=1,b=2]`` -> (name, {a: "1", b: "2"})."""
     text = text.strip()
     if "[" not in text:
@@ -172,7 +172,7 @@ def _name_and_params(text: str, spec: str) -> tuple[str, dict]:
 
 
 def _check_part(kind: str, text: str, spec: str) -> tuple[str, tuple]:
-    name, given = _name_and_params(text, spec)
+    name, given = name_and_params(text, spec)
     if not name:
         raise StrategyError(f"seat spec {spec!r}: empty {kind} name")
     if _is_user(name):

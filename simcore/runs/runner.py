@@ -436,20 +436,17 @@ def _short(text: str, limit: int = 60) -> str:
 def _part_difference(theirs: str, mine: str) -> str:
     """``X there, Y now`` for two parts of a seat; of one strategy with other parameter values,
     only the parameters that differ (``search with near=8 there, near=0 now``)."""
-    from strategies.registry import split_top
+    from strategies.registry import StrategyError, name_and_params
 
-    def params(text: str) -> tuple[str, dict] | None:
-        name, _, rest = text.partition("[")
-        if not rest.endswith("]"):
-            return None
-        return name, dict(kv.split("=", 1) for kv in split_top(rest[:-1], ",", "parameters") if "=" in kv)
-
-    a, b = params(theirs), params(mine)
-    if a and b and a[0] == b[0]:
-        keys = [k for k in {**a[1], **b[1]} if a[1].get(k) != b[1].get(k)]
+    try:
+        (a, given_a), (b, given_b) = name_and_params(theirs, theirs), name_and_params(mine, mine)
+    except StrategyError:
+        a = b = None
+    if a is not None and a == b:
+        keys = [k for k in {**given_a, **given_b} if given_a.get(k) != given_b.get(k)]
         if keys:
             show = lambda d: ",".join(f"{k}={d.get(k, '(none)')}" for k in keys)
-            return f"{_short(a[0])} with {_short(show(a[1]))} there, {_short(show(b[1]))} now"
+            return f"{_short(a)} with {_short(show(given_a))} there, {_short(show(given_b))} now"
     return f"{_short(theirs)} there, {_short(mine)} now"
 
 
