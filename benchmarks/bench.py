@@ -1033,7 +1033,7 @@ which this file is regenerated; "previous" is the most recent earlier entry of t
 - **learned** (only with `--only learned`; issue 45): hands/s of `learned` at all four seats
   against `expert` at all four (battle, one core, alternated in one process, best of three; target
   a third); `sichuan ladder --plays learned,expert --fields expert,efficient,mixed --presets
-  battle,flow --focus learned --seed 1`, 5,000 walls a cell (500 with `--quick`): learned's
+  battle,flow --focus learned --seed 1`, 20,000 walls a cell (2,000 with `--quick`): learned's
   paired difference from expert in each field (targets: +0.35 in battle and +1.4 in flow against
   expert; at least expert's against the others); and `search[policy=learned]` against `search`
   in the expert field, 1,000 walls (100 with `--quick`; target: interval above 0). The shipped

@@ -16,7 +16,8 @@ iteration) judged its candidates against that policy's answer; its decisions are
 expert's (``_rebased_seats``).
 
 Hands are split by index (``hand % 10``: 0 test, 1 validation, the rest training): the margin is
-chosen on the validation hands, and the metrics written into the model file are the test hands':
+chosen on the validation hands (unless given: ``--margin``; the labels' scale is not the table's,
+and the shipped play models take the margin duplicate play chose, README: Learned players), and the metrics written into the model file are the test hands':
 the mean judged advantage of the answers the model would change, per decision (an unbiased
 estimate of what it gains a decision against expert, since a choice never sees its row's value),
 with its 95% interval, and how often it changes expert's answer.
@@ -89,9 +90,11 @@ def _rebased_seats(manifest) -> set:
     return out
 
 
-def decision_rows(directory, log=None, decision: str = "play"):
+def decision_rows(directory, log=None, decision: str = "play", details: bool = False):
     """(features, advantages, hands, decision ids, preset) of every judged decision of
-    ``decision``'s questions in a dataset directory, read a part at a time."""
+    ``decision``'s questions in a dataset directory, read a part at a time. With ``details``, a
+    sixth and a seventh item: for each decision, whether the recorded seat's answer was another than
+    expert's (the search left it), and the seat."""
     import pyarrow.parquet as pq
 
     from simcore.contract.actions import answer_of
@@ -118,15 +121,16 @@ def decision_rows(directory, log=None, decision: str = "play"):
     rebase = _rebased_seats(manifest) if decision == "play" else set()
     tab = load_tables()
     params = _expert_params()
-    xs, ys, hands, ids = [], [], [], []
+    xs, ys, hands, ids, left, seats = [], [], [], [], [], []
     n_dec = skipped = 0
     for part in parts:
-        t = pq.read_table(part, columns=["hand", "seat", "question", "candidates", "candidate_values", "view"])
+        t = pq.read_table(part, columns=["hand", "seat", "question", "action", "candidates", "candidate_values",
+                                         "view"])
         if "view" not in t.column_names:
             raise DatasetError(f"{directory} was written before datasets kept views; record it again")
         d = t.to_pydict()
-        for h, seat, q, cands, vals, raw in zip(d["hand"], d["seat"], d["question"], d["candidates"],
-                                                d["candidate_values"], d["view"]):
+        for h, seat, q, act, cands, vals, raw in zip(d["hand"], d["seat"], d["question"], d["action"],
+                                                     d["candidates"], d["candidate_values"], d["view"]):
             if cands is None or raw is None or q not in questions or len(cands) < 2:
                 continue
             view = upgrade_view(np.frombuffer(raw, "<i8"), version)   # a dataset of an older layout reads too
@@ -150,6 +154,8 @@ def decision_rows(directory, log=None, decision: str = "play"):
             ys.append(v[others] - v[k])
             hands.append(np.full(len(cands) - 1, h, np.int64))
             ids.append(np.full(len(cands) - 1, n_dec, np.int64))
+            left.append(act != cands[k])
+            seats.append(seat)
             n_dec += 1
         if log:
             log(f"{directory.name}: {part.name}, {n_dec:,} decisions" +
@@ -158,16 +164,22 @@ def decision_rows(directory, log=None, decision: str = "play"):
         seat = {"play": "search", "exchange": "expert+exchange=search", "void": "expert+void=search"}[decision]
         raise LearnError(f"{directory} holds no judged {decision} decision (record a searching seat: "
                          f"sichuan dataset --seats \"{seat},expert,expert,expert\" --record 0)")
-    return np.concatenate(xs), np.concatenate(ys), np.concatenate(hands), np.concatenate(ids), preset
+    rows = np.concatenate(xs), np.concatenate(ys), np.concatenate(hands), np.concatenate(ids), preset
+    return (*rows, np.array(left, bool), np.array(seats, np.int64)) if details else rows
+
+
+def _picks(pred, ids):
+    """Each decision's row of highest prediction (decisions in ``ids`` order)."""
+    order = np.lexsort((-pred, ids))
+    first = np.ones(len(order), bool)
+    first[1:] = ids[order][1:] != ids[order][:-1]
+    return order[first]
 
 
 def _gain(pred, y, ids, margin):
     """Per decision: the judged advantage of the candidate the model plays (0 where it keeps
     expert's answer), with ``margin``."""
-    order = np.lexsort((-pred, ids))
-    first = np.ones(len(order), bool)
-    first[1:] = ids[order][1:] != ids[order][:-1]
-    best = order[first]                    # each decision's highest prediction
+    best = _picks(pred, ids)
     dec = np.unique(ids)
     gain = np.where(pred[best] > margin, y[best], 0.0)
     changed = pred[best] > margin
@@ -175,12 +187,13 @@ def _gain(pred, y, ids, margin):
 
 
 def train(datasets, out, max_iter: int | None = None, leaves: int | None = None, log=None, command: str | None = None,
-          max_shanten: int = MAX_SHANTEN, decision: str = "play") -> dict:
+          max_shanten: int = MAX_SHANTEN, decision: str = "play", margin: float | None = None) -> dict:
     """Train a model of ``decision``'s question (play, exchange or void) on the datasets and write
     it to ``out``; returns its header. ``max_shanten`` (play only): the model learns, and is
     consulted at, only decisions whose hand is at most this far from ready (``models``: the
     header's ``max_shanten``); elsewhere it keeps expert's answer. ``max_iter`` and ``leaves``:
-    the question's defaults (``SIZES``) where None."""
+    the question's defaults (``SIZES``) where None. ``margin``: the model's margin, chosen on the
+    validation hands (``MARGINS``) where None."""
     from sklearn.ensemble import HistGradientBoostingRegressor
 
     from strategies.features import scored
@@ -213,7 +226,9 @@ def train(datasets, out, max_iter: int | None = None, leaves: int | None = None,
         return np.where(near[rows], est.predict(x[rows]), -np.inf)
 
     pv = predicted(va)
-    margin = max(MARGINS, key=lambda m: _gain(pv, y[va], ids[va], m)[0].mean())
+    given = margin is not None
+    if not given:
+        margin = max(MARGINS, key=lambda m: _gain(pv, y[va], ids[va], m)[0].mean())
     pt = predicted(te)
     gain, changed, n_dec = _gain(pt, y[te], ids[te], margin)
     se = gain.std(ddof=1) / math.sqrt(max(len(gain), 1)) if len(gain) > 1 else float("nan")
@@ -223,7 +238,8 @@ def train(datasets, out, max_iter: int | None = None, leaves: int | None = None,
     header = {
         "kind": "gbdt", "decision": decision, "feature_version": feature_version, "n_features": len(names),
         "features": list(names),
-        "preset": next(iter(presets)), "baseline": baseline, "margin": margin, "max_shanten": int(max_shanten),
+        "preset": next(iter(presets)), "baseline": baseline, "margin": margin,
+        **({"margin_given": True} if given else {}), "max_shanten": int(max_shanten),
         "training": {"datasets": [str(d) for d in datasets], "rows": int(tr.sum()), "command": command,
                      "trees": int(est.n_iter_), "leaves": leaves,
                      "learning_rate": LEARNING_RATE},
@@ -236,9 +252,61 @@ def train(datasets, out, max_iter: int | None = None, leaves: int | None = None,
     return header
 
 
+def judge(model_path, datasets, log=None) -> dict:
+    """A play model's choices at the judged decisions of searched datasets it was not trained on
+    (README: Learned players, where it stands against search): by question, the decisions it
+    consults (within its ``max_shanten``, a candidate it scores), how often it leaves expert's
+    answer and how often the search did, and the judged advantage of its changes a seat-hand
+    (each change's value less expert's answer's on the same rollout tables: unbiased, since
+    the model never saw the row), with its 95% interval over seat-hands."""
+    from strategies.features import DECISION_INDEX, FEATURE_VERSION, scored
+    from strategies.models import check_variant, load, predict_rows
+    from simcore.contract.rules import preset as preset_rules
+
+    parts = [decision_rows(d, log, "play", details=True) for d in datasets]
+    presets = {p[4] for p in parts}
+    if len(presets) != 1:
+        raise LearnError(f"the datasets were played under different rules ({', '.join(sorted(map(str, presets)))})")
+    model = load(model_path, feature_version=FEATURE_VERSION, decision="play")
+    check_variant(model, preset_rules(next(iter(presets))).variant)
+    x = np.concatenate([p[0] for p in parts])
+    y = np.concatenate([p[1] for p in parts])
+    offsets = np.cumsum([0] + [len(p[5]) for p in parts])
+    ids = np.concatenate([p[3] + o for p, o in zip(parts, offsets)])
+    left = np.concatenate([p[5] for p in parts])
+    # a seat-hand: (dataset, hand, seat), one key a decision
+    hand_of = np.zeros(len(left), np.int64)
+    hand_of[ids] = np.concatenate([p[2] for p in parts])
+    key = np.concatenate([(k * (1 << 40)) + hand_of[o:o + len(p[5])] * 4 + p[6]
+                          for k, (p, o) in enumerate(zip(parts, offsets))])
+    seat_hand = np.unique(key, return_inverse=True)[1]
+    n_seat_hands = int(seat_hand.max()) + 1
+    near = scored(x, int(model.header.get("max_shanten", 8)))
+    pred = np.full(len(x), -np.inf)
+    pred[near] = predict_rows(model.packed, np.ascontiguousarray(x[near]))
+    best = _picks(pred, ids)                        # decision i's pick is best[i]: ids run 0..n-1
+    consulted = np.isfinite(pred[best])
+    changed = pred[best] > float(model.header["margin"])
+    gain = np.where(changed, y[best], 0.0)
+    question = x[best, DECISION_INDEX["question"]]
+    out = {"model": str(model_path), "preset": next(iter(presets)), "seat_hands": n_seat_hands,
+           "decisions": int(len(best)), "questions": {}}
+    for name, code in (("turn", 0), ("claim", 1), ("rob", 2), ("all", None)):
+        q = consulted if code is None else consulted & (question == code)
+        per = np.bincount(seat_hand, weights=np.where(q, gain, 0.0), minlength=n_seat_hands)
+        half = 1.96 * per.std(ddof=1) / math.sqrt(n_seat_hands) if n_seat_hands > 1 else float("nan")
+        out["questions"][name] = {
+            "judged": int((question == code).sum()) if code is not None else int(len(best)),
+            "consulted": int(q.sum()),
+            "model_changes": float(changed[q].mean()) if q.any() else 0.0,
+            "search_left_expert": float(left[q].mean()) if q.any() else 0.0,
+            "gain_per_seat_hand": float(per.mean()), "gain_ci95": [float(per.mean() - half), float(per.mean() + half)]}
+    return out
+
+
 @click.command("learn", context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("datasets", nargs=-1, required=True, metavar="DATASET...")
-@click.option("--out", "out", required=True, metavar="FILE", help="The model file to write (.npz).")
+@click.option("--out", "out", metavar="FILE", help="The model file to write (.npz); required unless --judge.")
 @click.option("--decision", type=click.Choice(list(QUESTIONS)), default="play", show_default=True,
               help="The question the model answers: play (a learned seat), exchange (exchange=learned) or "
                    "void (void=learned).")
@@ -249,14 +317,23 @@ def train(datasets, out, max_iter: int | None = None, leaves: int | None = None,
               help=f"Leaves a tree at most [default: {LEAVES} for play, {SIZES['exchange'][1]} for exchange and void].")
 @click.option("--max-shanten", type=click.IntRange(-1, 8), default=MAX_SHANTEN, show_default=True,
               help="Play: learn and consult the model only at decisions at most this far from ready (8: everywhere).")
+@click.option("--margin", type=float, default=None,
+              help="The model's margin: a seat plays the best candidate when its predicted advantage over expert's "
+                   "answer exceeds it (negative: even when predicted a little worse) [default: the margin of "
+                   f"{', '.join(map(str, MARGINS))} that gains most on the validation hands' labels].")
+@click.option("--judge", "judged", metavar="MODEL", default=None,
+              help="Train nothing: judge the play model MODEL at the DATASETs' searched decisions (hands it never "
+                   "trained on): by question, how often it leaves expert's answer against the search, and what "
+                   "its changes gain a seat-hand.")
+@click.option("--json", "as_json", is_flag=True, help="With --judge: print the figures as JSON.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines on stderr.")
-def learn(datasets, out, decision, max_iter, leaves, max_shanten, quiet):
+def learn(datasets, out, decision, max_iter, leaves, max_shanten, margin, judged, as_json, quiet):
     """Train a learned player's model from search-labelled decision datasets.
 
     Each DATASET is a `sichuan dataset` directory whose recorded seat searched (its judged
     decisions keep their candidates, values and views). The model learns each candidate's
     advantage over the expert's answer from features of the expert's own machinery; the file
-    (README: Learned players) holds the trees, the margin chosen on validation hands and the test
+    (README: Learned players) holds the trees, the margin (chosen on validation hands, or --margin) and the test
     hands' metrics. Seat it with `--seats "learned[model=FILE]"` (play), or as
     `+exchange=learned[model=FILE]` / `+void=learned[model=FILE]`.
 
@@ -267,14 +344,27 @@ def learn(datasets, out, decision, max_iter, leaves, max_shanten, quiet):
         sichuan dataset --seats "expert+exchange=search+void=search,expert,expert,expert" --record 0 \\
             --hands 2000 --out runs/xv
         sichuan learn runs/xv --decision exchange --out runs/battle-exchange.npz
+        sichuan dataset --seats "search,expert,expert,expert" --record 0 --hands 2000 --seed 103 --out runs/held
+        sichuan learn runs/held --judge strategies/models/battle.npz
     """
     from simcore.env.dataset import DatasetError
     from strategies.models import ModelError
 
     log = None if quiet else (lambda m: print(m, file=sys.stderr, flush=True))
+    if judged is not None:
+        if out is not None or decision != "play" or margin is not None:
+            raise click.UsageError("--judge trains nothing: it takes no --out or --margin and judges a play model")
+        try:
+            rep = judge(judged, list(datasets), log)
+        except (LearnError, DatasetError, ModelError) as exc:
+            raise click.ClickException(str(exc).splitlines()[0]) from None
+        click.echo(json.dumps(rep, indent=2) if as_json else _judged_table(rep))
+        return
+    if out is None:
+        raise click.UsageError("Missing option '--out' (the model file to write).")
     try:
         header = train(list(datasets), out, max_iter, leaves, log, shlex.join(["sichuan", "learn", *sys.argv[2:]]),
-                       max_shanten, decision)
+                       max_shanten, decision, margin)
     except (LearnError, DatasetError, ModelError) as exc:
         raise click.ClickException(str(exc).splitlines()[0]) from None
     m = header["metrics"]
@@ -282,3 +372,17 @@ def learn(datasets, out, decision, max_iter, leaves, max_shanten, quiet):
                f"({header['preset']}); test: {m['test_decisions']:,} decisions, gain "
                f"{m['gain_per_decision']:+.4f} a decision [{m['gain_ci95'][0]:+.4f}, {m['gain_ci95'][1]:+.4f}], "
                f"changes expert's answer at {m['changed_share']:.1%}, margin {header['margin']}")
+
+
+def _judged_table(rep: dict) -> str:
+    """``judge``'s figures as a table."""
+    lines = [f"{rep['model']} at {rep['decisions']:,} searched decisions of play, {rep['seat_hands']:,} seat-hands "
+             f"({rep['preset']})",
+             f"{'question':9s} {'judged':>8s} {'consulted':>10s} {'model changes':>14s} {'search left':>12s}   "
+             "judged gain of its changes a seat-hand (95%)"]
+    for name, r in rep["questions"].items():
+        lo, hi = r["gain_ci95"]
+        lines.append(f"{name:9s} {r['judged']:8,d} {r['consulted']:10,d} {r['model_changes']:14.1%} "
+                     f"{r['search_left_expert']:12.1%}   {r['gain_per_seat_hand']:+.3f} [{lo:+.3f}, {hi:+.3f}]")
+    lines.append("(changes and search's leaving expert's answer: shares of the decisions the model consults)")
+    return "\n".join(lines)

@@ -7,7 +7,8 @@ top of a fast ranking, on a turn none that leaves the hand farther from ready th
 answer; at a claim every legal answer) with the model it carries
 (``strategies.models``), whose value is a candidate's predicted advantage over expert's answer
 from its features (``strategies.features``). It plays the best candidate when that advantage
-exceeds ``margin`` (the model's own, chosen on validation hands, unless the seat spec sets one),
+exceeds ``margin`` (the model file's own unless the seat spec sets one: chosen on validation hands,
+or given to ``sichuan learn``, as the shipped models' -0.25 is, from duplicate play),
 else expert's answer. Its first parameters are expert's (``params.wraps``); its own follow.
 
 The model is a parameter: ``learned[model=FILE]``; bare ``learned`` plays the shipped model of
@@ -178,7 +179,8 @@ def choose(tab, view, q, own, model_address, margin, keep):
 @wraps(expert,
        Param.model("model", "the model file it plays (a sichuan learn output)", FEATURE_VERSION, N_FEATURES),
        Param.float("margin", -1.0, -1.0, 1000.0, "plays a candidate only when its predicted advantage over expert's "
-                   "answer exceeds this many points (-1: the model's own, chosen on validation hands)"),
+                   "answer exceeds this many points (-1: the model file's own, which may be negative: the shipped "
+                   "models' is -0.25)"),
        Param.int("candidates", 3, 1, 14, "discards of the fast ranking it scores besides expert's own"))
 @nb.njit(cache=True, _nrt=False)
 def learned(q, view, tab):

@@ -11,7 +11,8 @@ so can anything that reads ``.npy``), readable without the library that trained 
   version of the features the model reads, ``strategies.features.FEATURE_VERSION``), ``n_features``,
   ``preset`` (the rule set it was trained for: a table of the other blood refuses it), ``baseline``
   (added to the trees' sum), ``margin`` (the advantage a candidate needs before a ``learned`` seat
-  plays it), ``max_shanten`` (optional, default 8: the seat consults the model only at decisions
+  plays it; negative: even one predicted a little worse; ``margin_given``, optional: set by
+  ``sichuan learn --margin`` rather than chosen on validation hands), ``max_shanten`` (optional, default 8: the seat consults the model only at decisions
   whose hand is at most this far from ready, the feature ``shanten_now``; elsewhere it plays
   expert's answer unscored), and what it was trained on and how well it did (``training``, ``metrics``: free-form);
 - ``feature``, ``threshold``, ``left``, ``right``, ``value``: one entry a node, all trees' nodes in
@@ -383,6 +384,15 @@ def predict(M, x):
         total += M[-1 - a]
         t += 1
     return total
+
+
+@nb.njit(cache=True)
+def predict_rows(M, X):
+    """``predict`` at each row of ``X`` (rows of features, float64): for analysis in Python."""
+    out = np.empty(X.shape[0])
+    for i in range(X.shape[0]):
+        out[i] = predict(M, X[i])
+    return out
 
 
 def main(argv=None) -> int:

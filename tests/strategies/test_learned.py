@@ -41,6 +41,74 @@ def test_the_same_training_writes_the_same_bytes(tiny_model):
     assert tiny_model.read_bytes() == first
 
 
+def test_a_given_margin_is_the_models_and_a_lower_one_changes_more(tiny_model, tmp_path):
+    """``sichuan learn --margin M`` writes M (negative too: play a candidate predicted a little
+    worse than expert's answer) in place of the validation hands' choice, the same trees, and the
+    test hands' metrics with it: a margin below every choice changes expert's answer at least as
+    often, and a learned seat playing it answers otherwise at some decision."""
+    from strategies.models import P_MARGIN, load
+
+    low = tmp_path / "low.npz"
+    run_cli("learn", tiny_model.parent / "ds", "--out", low, "--max-iter", 20, "--max-shanten", 8, "--margin", -0.5, "-q")
+    chosen, given = load(tiny_model), load(low)
+    assert given.header["margin"] == -0.5 and given.header.get("margin_given") is True
+    assert "margin_given" not in chosen.header and chosen.header["margin"] >= 0.0
+    assert given.header["metrics"]["changed_share"] >= chosen.header["metrics"]["changed_share"]
+    same = np.ones(len(given.packed), bool)
+    same[P_MARGIN] = False
+    np.testing.assert_array_equal(given.packed[same], chosen.packed[same])   # the same trees
+    nets = [run_batch(preset("battle"), seat_functions(parse_seats(f"learned[model={m}],expert,expert,expert")),
+                      5, 0, 300).seat[:, :, S_NET] for m in (tiny_model, low)]
+    assert not np.array_equal(*nets)
+
+
+def test_judging_a_model_counts_its_changes_and_the_searchs_from_the_rows(tiny_model):
+    """``sichuan learn DATASET --judge MODEL``: per decision, the model's pick (its highest
+    prediction, walked row by row here) changes expert's answer where it exceeds the margin, and
+    its judged gain is that row's target; the search's leaving expert's answer is read from the
+    dataset's actions. The totals agree with a count made here, and a model of the other blood
+    or a stray --out is refused in one line."""
+    import json
+
+    import pyarrow.parquet as pq
+
+    from experiments.learn import decision_rows
+    from strategies.features import scored
+    from strategies.models import load, predict
+
+    ds = tiny_model.parent / "ds"
+    rep = json.loads(run_cli("learn", ds, "--judge", tiny_model, "--json", "-q").output)
+    m = load(tiny_model)
+    x, y, hands, ids, _ = decision_rows(ds)
+    near = scored(x, m.header["max_shanten"])
+    best = {}
+    for i in range(len(x)):
+        if near[i]:
+            p = predict(m.packed, x[i])
+            if ids[i] not in best or p > best[ids[i]][0]:
+                best[ids[i]] = (p, y[i])
+    changes = [v for p, v in best.values() if p > m.header["margin"]]
+    everything = rep["questions"]["all"]
+    assert everything["consulted"] == len(best) and rep["decisions"] == len(np.unique(ids))
+    assert everything["model_changes"] == pytest.approx(len(changes) / len(best))
+    assert rep["seat_hands"] == len(np.unique(hands))
+    assert everything["gain_per_seat_hand"] == pytest.approx(sum(changes) / rep["seat_hands"])
+    assert sum(rep["questions"][q]["consulted"] for q in ("turn", "claim", "rob")) == len(best)
+    left = []
+    for part in sorted(ds.glob("part-*.parquet")):
+        t = pq.read_table(part).to_pydict()
+        left += [a != c[0] for q, a, c in zip(t["question"], t["action"], t["candidates"])
+                 if c is not None and len(c) >= 2 and q in ("turn", "claim", "rob")]
+    assert len(left) == rep["decisions"]   # decision i is the dataset's i-th judged decision of play
+    assert everything["search_left_expert"] == pytest.approx(np.mean([left[i] for i in best]))
+    assert "judged gain of its changes" in run_cli("learn", ds, "--judge", tiny_model, "-q").output
+
+    other = invoke("learn", ds, "--judge", "strategies/models/flow.npz", "-q")
+    assert other.exit_code != 0 and "blood" in other.output and len(other.output.strip().splitlines()) == 1
+    stray = invoke("learn", ds, "--judge", tiny_model, "--out", tiny_model.parent / "x.npz")
+    assert stray.exit_code == 2 and "--judge" in stray.output
+
+
 def test_features_at_the_table_do_not_depend_on_what_the_scratch_holds(tiny_model):
     """At every question of a learned seat's hand, the features from its view as it stands (its
     scratch as its play left it) equal those from the view with the scratch cleared, as a dataset
