@@ -54,8 +54,8 @@ screenshot: setup
 # again on every dataset so far. Every stage is a command that resumes where it stopped (training
 # writes the same bytes again, so a round's dataset, which refuses to resume once the models it
 # plays have changed, resumes); each pair of datasets plays side by side, one core each. The last
-# round's play models take the margin duplicate play chose (PLAY_MARGIN: README, Learned players),
-# the models the rounds play their validation hands' margin.
+# round's play models take the margin duplicate play chose (PLAY_MARGIN: README, Learned players;
+# empty: the validation hands'), the models the rounds play their validation hands' margin.
 # Times on 2 cores: README, Learned players.
 MODEL_HANDS ?= 40000
 DEAL_HANDS  ?= 20000
@@ -77,7 +77,7 @@ models: models-play-data models-deal-data
 		rounds="$$rounds $$seed"; \
 		for rules in battle flow; do \
 			data="$(MODEL_DATA)/$$rules-s102"; for r in $$rounds; do data="$$data $(MODEL_DATA)/$$rules-ei$$r"; done; \
-			margin=""; if [ $$seed = $(lastword $(ROUND_SEEDS)) ]; then margin="--margin $(PLAY_MARGIN)"; fi; \
+			margin=""; if [ $$seed = $(lastword $(ROUND_SEEDS)) ]; then margin="$(if $(strip $(PLAY_MARGIN)),--margin $(PLAY_MARGIN))"; fi; \
 			$(LEARN) $$data $$margin --out strategies/models/$$rules.npz || exit 1; \
 		done; \
 	done

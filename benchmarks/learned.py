@@ -16,7 +16,7 @@ strength, on walls its models never saw (the shipped models were trained on seed
     python -m benchmarks.bench --only learned            # 20,000 walls a ladder cell
     python -m benchmarks.bench --only learned --quick    # 2,000
 
-The ladder's cells play 20,000 walls (the ladder's own default; under a minute on 2 cores): at
+The ladder's cells play 20,000 walls (the ladder's own default; about a minute on 2 cores): at
 5,000 a cell's 95% interval (about ±0.05 in battle, ±0.11 in flow) was as wide as the distance
 between the figure and its target, so the verdict turned on which walls were drawn.
 """

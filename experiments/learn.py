@@ -227,6 +227,8 @@ def train(datasets, out, max_iter: int | None = None, leaves: int | None = None,
 
     pv = predicted(va)
     given = margin is not None
+    if given and not math.isfinite(margin):
+        raise LearnError(f"--margin {margin} is not a finite number of points")
     if not given:
         margin = max(MARGINS, key=lambda m: _gain(pv, y[va], ids[va], m)[0].mean())
     pt = predicted(te)
@@ -252,23 +254,44 @@ def train(datasets, out, max_iter: int | None = None, leaves: int | None = None,
     return header
 
 
-def judge(model_path, datasets, log=None) -> dict:
+def _variant_of_dataset(directory) -> str:
+    """The blood ("battle" or "flow") a dataset was played under, from its manifest's rules."""
+    from simcore.contract.rules import RuleError, preset as preset_rules
+    from simcore.env.dataset import MANIFEST
+
+    try:
+        rules = json.loads((Path(directory) / MANIFEST).read_text())["config"]["rules"]
+    except (OSError, ValueError, KeyError, TypeError):
+        raise LearnError(f"{directory} holds no readable {MANIFEST}: not a dataset directory") from None
+    if isinstance(rules, dict) and rules.get("variant"):
+        return str(rules["variant"])
+    name = rules.get("preset") if isinstance(rules, dict) else rules
+    try:
+        return preset_rules(name).variant
+    except (RuleError, KeyError, TypeError):
+        raise LearnError(f"{directory} was played under rules this version does not know ({name!r})") from None
+
+
+def judge(model_path, datasets, log=None, margin: float | None = None) -> dict:
     """A play model's choices at the judged decisions of searched datasets it was not trained on
     (README: Learned players, where it stands against search): by question, the decisions it
     consults (within its ``max_shanten``, a candidate it scores), how often it leaves expert's
     answer and how often the search did, and the judged advantage of its changes a seat-hand
     (each change's value less expert's answer's on the same rollout tables: unbiased, since
-    the model never saw the row), with its 95% interval over seat-hands."""
+    the model never saw the row), with its 95% interval over the seat-hands with a judged decision.
+    ``margin``: the model's own where None. Give it hands it never trained on: nothing here can
+    tell."""
     from strategies.features import DECISION_INDEX, FEATURE_VERSION, scored
     from strategies.models import check_variant, load, predict_rows
-    from simcore.contract.rules import preset as preset_rules
 
+    model = load(model_path, feature_version=FEATURE_VERSION, decision="play")   # a bad file fails first
+    for d in datasets:
+        check_variant(model, _variant_of_dataset(d))
     parts = [decision_rows(d, log, "play", details=True) for d in datasets]
     presets = {p[4] for p in parts}
     if len(presets) != 1:
         raise LearnError(f"the datasets were played under different rules ({', '.join(sorted(map(str, presets)))})")
-    model = load(model_path, feature_version=FEATURE_VERSION, decision="play")
-    check_variant(model, preset_rules(next(iter(presets))).variant)
+    margin = float(model.header["margin"]) if margin is None else margin
     x = np.concatenate([p[0] for p in parts])
     y = np.concatenate([p[1] for p in parts])
     offsets = np.cumsum([0] + [len(p[5]) for p in parts])
@@ -286,10 +309,10 @@ def judge(model_path, datasets, log=None) -> dict:
     pred[near] = predict_rows(model.packed, np.ascontiguousarray(x[near]))
     best = _picks(pred, ids)                        # decision i's pick is best[i]: ids run 0..n-1
     consulted = np.isfinite(pred[best])
-    changed = pred[best] > float(model.header["margin"])
+    changed = pred[best] > margin
     gain = np.where(changed, y[best], 0.0)
     question = x[best, DECISION_INDEX["question"]]
-    out = {"model": str(model_path), "preset": next(iter(presets)), "seat_hands": n_seat_hands,
+    out = {"model": str(model_path), "preset": next(iter(presets)), "margin": margin, "seat_hands": n_seat_hands,
            "decisions": int(len(best)), "questions": {}}
     for name, code in (("turn", 0), ("claim", 1), ("rob", 2), ("all", None)):
         q = consulted if code is None else consulted & (question == code)
@@ -322,12 +345,13 @@ def judge(model_path, datasets, log=None) -> dict:
                    "answer exceeds it (negative: even when predicted a little worse) [default: the margin of "
                    f"{', '.join(map(str, MARGINS))} that gains most on the validation hands' labels].")
 @click.option("--judge", "judged", metavar="MODEL", default=None,
-              help="Train nothing: judge the play model MODEL at the DATASETs' searched decisions (hands it never "
-                   "trained on): by question, how often it leaves expert's answer against the search, and what "
-                   "its changes gain a seat-hand.")
+              help="Train nothing: judge the play model MODEL at the DATASETs' searched decisions (give it hands it "
+                   "never trained on): by question, how often it leaves expert's answer against the search, and "
+                   "what its changes gain a seat-hand (with --margin: at that margin instead of the file's).")
 @click.option("--json", "as_json", is_flag=True, help="With --judge: print the figures as JSON.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines on stderr.")
-def learn(datasets, out, decision, max_iter, leaves, max_shanten, margin, judged, as_json, quiet):
+@click.pass_context
+def learn(ctx, datasets, out, decision, max_iter, leaves, max_shanten, margin, judged, as_json, quiet):
     """Train a learned player's model from search-labelled decision datasets.
 
     Each DATASET is a `sichuan dataset` directory whose recorded seat searched (its judged
@@ -352,19 +376,28 @@ def learn(datasets, out, decision, max_iter, leaves, max_shanten, margin, judged
 
     log = None if quiet else (lambda m: print(m, file=sys.stderr, flush=True))
     if judged is not None:
-        if out is not None or decision != "play" or margin is not None:
-            raise click.UsageError("--judge trains nothing: it takes no --out or --margin and judges a play model")
+        given = [f"--{n.replace('_', '-')}" for n in ("out", "decision", "max_iter", "leaves", "max_shanten")
+                 if ctx.get_parameter_source(n) is not click.core.ParameterSource.DEFAULT]
+        if given:
+            raise click.UsageError(f"--judge trains nothing: it takes no {', '.join(given)} (it judges a play model "
+                                   "as its file says)")
+        if margin is not None and not math.isfinite(margin):
+            raise click.UsageError(f"--margin {margin} is not a finite number of points")
         try:
-            rep = judge(judged, list(datasets), log)
+            rep = judge(judged, list(datasets), log, margin)
         except (LearnError, DatasetError, ModelError) as exc:
             raise click.ClickException(str(exc).splitlines()[0]) from None
         click.echo(json.dumps(rep, indent=2) if as_json else _judged_table(rep))
         return
     if out is None:
         raise click.UsageError("Missing option '--out' (the model file to write).")
+    if as_json:
+        raise click.UsageError("--json goes with --judge (a training prints one line)")
+    # the command recorded is what makes the model: without the progress switch, so a model trained by
+    # hand with -q is the same file as ``make models``' (a round's dataset records the models' digests)
+    command = shlex.join(["sichuan", "learn", *(a for a in sys.argv[2:] if a not in ("-q", "--quiet"))])
     try:
-        header = train(list(datasets), out, max_iter, leaves, log, shlex.join(["sichuan", "learn", *sys.argv[2:]]),
-                       max_shanten, decision, margin)
+        header = train(list(datasets), out, max_iter, leaves, log, command, max_shanten, decision, margin)
     except (LearnError, DatasetError, ModelError) as exc:
         raise click.ClickException(str(exc).splitlines()[0]) from None
     m = header["metrics"]
@@ -376,8 +409,8 @@ def learn(datasets, out, decision, max_iter, leaves, max_shanten, margin, judged
 
 def _judged_table(rep: dict) -> str:
     """``judge``'s figures as a table."""
-    lines = [f"{rep['model']} at {rep['decisions']:,} searched decisions of play, {rep['seat_hands']:,} seat-hands "
-             f"({rep['preset']})",
+    lines = [f"{rep['model']} (margin {rep['margin']:g}) at {rep['decisions']:,} searched decisions of play, "
+             f"{rep['seat_hands']:,} seat-hands with one ({rep['preset']})",
              f"{'question':9s} {'judged':>8s} {'consulted':>10s} {'model changes':>14s} {'search left':>12s}   "
              "judged gain of its changes a seat-hand (95%)"]
     for name, r in rep["questions"].items():

@@ -179,8 +179,8 @@ def choose(tab, view, q, own, model_address, margin, keep):
 @wraps(expert,
        Param.model("model", "the model file it plays (a sichuan learn output)", FEATURE_VERSION, N_FEATURES),
        Param.float("margin", -1.0, -1.0, 1000.0, "plays a candidate only when its predicted advantage over expert's "
-                   "answer exceeds this many points (-1: the model file's own, which may be negative: the shipped "
-                   "models' is -0.25)"),
+                   "answer exceeds this many points (any negative value: the model file's own, which may be "
+                   "negative: the shipped models' is -0.25)"),
        Param.int("candidates", 3, 1, 14, "discards of the fast ranking it scores besides expert's own"))
 @nb.njit(cache=True, _nrt=False)
 def learned(q, view, tab):

@@ -155,6 +155,9 @@ def _check(path: Path, header: dict, arrays: dict) -> None:
         raise ModelError(f"model file {name!r}: a node's child is not a later node")
     if not np.isfinite(np.asarray(arrays["value"], np.float64)).all() or not np.isfinite(header.get("baseline", 0.0)):
         raise ModelError(f"model file {name!r}: a value is not finite")
+    margin = header.get("margin", 0.0)
+    if isinstance(margin, bool) or not isinstance(margin, (int, float)) or not np.isfinite(margin):
+        raise ModelError(f"model file {name!r}: margin {margin!r} is not a finite number")
 
 
 def pack(header: dict, arrays: dict) -> np.ndarray:

@@ -34,10 +34,10 @@ def tiny_model(tmp_path_factory):
 
 def test_the_same_training_writes_the_same_bytes(tiny_model):
     """Training again with the same command on the same datasets writes the same file, byte for
-    byte (no time in it), so a round of expert iteration's dataset, which records the digest of the
-    models it plays, resumes after ``make models`` trained them again."""
+    byte (no time in it, nor the progress switch), so a round of expert iteration's dataset, which
+    records the digest of the models it plays, resumes after ``make models`` trained them again."""
     first = tiny_model.read_bytes()
-    run_cli("learn", tiny_model.parent / "ds", "--out", tiny_model, "--max-iter", 20, "--max-shanten", 8, "-q")
+    run_cli("learn", tiny_model.parent / "ds", "--out", tiny_model, "--max-iter", 20, "--max-shanten", 8)
     assert tiny_model.read_bytes() == first
 
 
@@ -54,6 +54,8 @@ def test_a_given_margin_is_the_models_and_a_lower_one_changes_more(tiny_model, t
     assert given.header["margin"] == -0.5 and given.header.get("margin_given") is True
     assert "margin_given" not in chosen.header and chosen.header["margin"] >= 0.0
     assert given.header["metrics"]["changed_share"] >= chosen.header["metrics"]["changed_share"]
+    bad = invoke("learn", tiny_model.parent / "ds", "--out", tmp_path / "nan.npz", "--margin", "nan", "-q")
+    assert bad.exit_code == 1 and "finite" in bad.output and not (tmp_path / "nan.npz").exists()
     same = np.ones(len(given.packed), bool)
     same[P_MARGIN] = False
     np.testing.assert_array_equal(given.packed[same], chosen.packed[same])   # the same trees
@@ -66,15 +68,16 @@ def test_judging_a_model_counts_its_changes_and_the_searchs_from_the_rows(tiny_m
     """``sichuan learn DATASET --judge MODEL``: per decision, the model's pick (its highest
     prediction, walked row by row here) changes expert's answer where it exceeds the margin, and
     its judged gain is that row's target; the search's leaving expert's answer is read from the
-    dataset's actions. The totals agree with a count made here, and a model of the other blood
-    or a stray --out is refused in one line."""
+    dataset's actions. The totals agree with a count made here; a dataset given twice counts its
+    seat-hands and decisions twice and its shares and gains once; a model of the other blood is
+    refused in one line and a stray --out as a usage error."""
     import json
 
     import pyarrow.parquet as pq
 
     from experiments.learn import decision_rows
     from strategies.features import scored
-    from strategies.models import load, predict
+    from strategies.models import SHIPPED, load, predict
 
     ds = tiny_model.parent / "ds"
     rep = json.loads(run_cli("learn", ds, "--judge", tiny_model, "--json", "-q").output)
@@ -103,7 +106,16 @@ def test_judging_a_model_counts_its_changes_and_the_searchs_from_the_rows(tiny_m
     assert everything["search_left_expert"] == pytest.approx(np.mean([left[i] for i in best]))
     assert "judged gain of its changes" in run_cli("learn", ds, "--judge", tiny_model, "-q").output
 
-    other = invoke("learn", ds, "--judge", "strategies/models/flow.npz", "-q")
+    twice = json.loads(run_cli("learn", ds, ds, "--judge", tiny_model, "--json", "-q").output)
+    assert twice["seat_hands"] == 2 * rep["seat_hands"] and twice["decisions"] == 2 * rep["decisions"]
+    for q, r in rep["questions"].items():
+        assert twice["questions"][q]["consulted"] == 2 * r["consulted"]
+        for k in ("model_changes", "search_left_expert", "gain_per_seat_hand"):
+            assert twice["questions"][q][k] == pytest.approx(r[k])
+    at_never = json.loads(run_cli("learn", ds, "--judge", tiny_model, "--margin", 1000, "--json", "-q").output)
+    assert at_never["questions"]["all"]["model_changes"] == 0.0 and at_never["margin"] == 1000
+
+    other = invoke("learn", ds, "--judge", SHIPPED / "flow.npz", "-q")
     assert other.exit_code != 0 and "blood" in other.output and len(other.output.strip().splitlines()) == 1
     stray = invoke("learn", ds, "--judge", tiny_model, "--out", tiny_model.parent / "x.npz")
     assert stray.exit_code == 2 and "--judge" in stray.output
