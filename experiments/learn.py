@@ -17,10 +17,11 @@ expert's (``_rebased_seats``).
 
 Hands are split by index (``hand % 10``: 0 test, 1 validation, the rest training): the margin is
 chosen on the validation hands (unless given: ``--margin``; the labels' scale is not the table's,
-and the shipped play models take the margin duplicate play chose, README: Learned players), and the metrics written into the model file are the test hands':
-the mean judged advantage of the answers the model would change, per decision (an unbiased
-estimate of what it gains a decision against expert, since a choice never sees its row's value),
-with its 95% interval, and how often it changes expert's answer.
+and the shipped play models take the margin duplicate play chose, README: Learned players), and
+the metrics written into the model file are the test hands': the mean judged advantage of the
+answers the model would change, per decision (an unbiased estimate of what it gains a decision
+against expert, by the labels, since a choice never sees its row's value), with its 95% interval,
+and how often it changes expert's answer.
 """
 
 from __future__ import annotations
@@ -357,8 +358,8 @@ def learn(ctx, datasets, out, decision, max_iter, leaves, max_shanten, margin, j
     Each DATASET is a `sichuan dataset` directory whose recorded seat searched (its judged
     decisions keep their candidates, values and views). The model learns each candidate's
     advantage over the expert's answer from features of the expert's own machinery; the file
-    (README: Learned players) holds the trees, the margin (chosen on validation hands, or --margin) and the test
-    hands' metrics. Seat it with `--seats "learned[model=FILE]"` (play), or as
+    (README: Learned players) holds the trees, the margin (chosen on validation hands, or --margin)
+    and the test hands' metrics. Seat it with `--seats "learned[model=FILE]"` (play), or as
     `+exchange=learned[model=FILE]` / `+void=learned[model=FILE]`.
 
     \b
