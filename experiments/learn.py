@@ -91,6 +91,23 @@ def _rebased_seats(manifest) -> set:
     return out
 
 
+def _manifest(directory: Path) -> dict:
+    """A dataset directory's manifest, or a one-line refusal."""
+    from simcore.env.dataset import MANIFEST
+
+    try:
+        return json.loads((Path(directory) / MANIFEST).read_text())
+    except (OSError, ValueError):
+        raise LearnError(f"{directory} holds no readable {MANIFEST}: not a dataset directory") from None
+
+
+def _rules_of(manifest: dict) -> tuple:
+    """(preset name, variant or None) of the rules a dataset was played under (its manifest records
+    the preset and its options; an older one the preset's name only)."""
+    rules = manifest["config"].get("rules")
+    return (rules.get("preset"), rules.get("variant")) if isinstance(rules, dict) else (rules, None)
+
+
 def decision_rows(directory, log=None, decision: str = "play", details: bool = False):
     """(features, advantages, hands, decision ids, preset) of every judged decision of
     ``decision``'s questions in a dataset directory, read a part at a time. With ``details``, a
@@ -102,22 +119,18 @@ def decision_rows(directory, log=None, decision: str = "play", details: bool = F
     from simcore.contract.tables import load_tables
     from simcore.contract.view import N_PARAMS, N_SCRATCH, Q_EXCHANGE, V_PARAMS, V_QUESTION, V_SCRATCH, V_TILE, \
         upgrade_view
-    from simcore.env.dataset import MANIFEST, DatasetError
+    from simcore.env.dataset import DatasetError
     from strategies.expert import expert
 
     features_of, _, _ = feature_layout(decision)
     questions = QUESTIONS[decision]
 
     directory = Path(directory)
-    try:
-        manifest = json.loads((directory / MANIFEST).read_text())
-    except (OSError, ValueError):
-        raise LearnError(f"{directory} holds no readable {MANIFEST}: not a dataset directory") from None
+    manifest = _manifest(directory)
     parts = sorted(directory.glob("part-*.parquet"))
     if not parts:
         raise LearnError(f"{directory} holds no complete chunk yet")
-    preset = manifest["config"]["rules"]["preset"] if isinstance(manifest["config"].get("rules"), dict) else \
-        manifest["config"].get("rules")
+    preset = _rules_of(manifest)[0]
     version = int(manifest.get("contract_version", 1))
     rebase = _rebased_seats(manifest) if decision == "play" else set()
     tab = load_tables()
@@ -258,15 +271,10 @@ def train(datasets, out, max_iter: int | None = None, leaves: int | None = None,
 def _variant_of_dataset(directory) -> str:
     """The blood ("battle" or "flow") a dataset was played under, from its manifest's rules."""
     from simcore.contract.rules import RuleError, preset as preset_rules
-    from simcore.env.dataset import MANIFEST
 
-    try:
-        rules = json.loads((Path(directory) / MANIFEST).read_text())["config"]["rules"]
-    except (OSError, ValueError, KeyError, TypeError):
-        raise LearnError(f"{directory} holds no readable {MANIFEST}: not a dataset directory") from None
-    if isinstance(rules, dict) and rules.get("variant"):
-        return str(rules["variant"])
-    name = rules.get("preset") if isinstance(rules, dict) else rules
+    name, variant = _rules_of(_manifest(directory))
+    if variant:
+        return str(variant)
     try:
         return preset_rules(name).variant
     except (RuleError, KeyError, TypeError):
@@ -308,10 +316,9 @@ def judge(model_path, datasets, log=None, margin: float | None = None) -> dict:
     near = scored(x, int(model.header.get("max_shanten", 8)))
     pred = np.full(len(x), -np.inf)
     pred[near] = predict_rows(model.packed, np.ascontiguousarray(x[near]))
+    gain, changed, _ = _gain(pred, y, ids, margin)
     best = _picks(pred, ids)                        # decision i's pick is best[i]: ids run 0..n-1
     consulted = np.isfinite(pred[best])
-    changed = pred[best] > margin
-    gain = np.where(changed, y[best], 0.0)
     question = x[best, DECISION_INDEX["question"]]
     out = {"model": str(model_path), "preset": next(iter(presets)), "margin": margin, "seat_hands": n_seat_hands,
            "decisions": int(len(best)), "questions": {}}

@@ -12,9 +12,10 @@ so can anything that reads ``.npy``), readable without the library that trained 
   ``preset`` (the rule set it was trained for: a table of the other blood refuses it), ``baseline``
   (added to the trees' sum), ``margin`` (the advantage a candidate needs before a ``learned`` seat
   plays it; negative: even one predicted a little worse; ``margin_given``, optional: set by
-  ``sichuan learn --margin`` rather than chosen on validation hands), ``max_shanten`` (optional, default 8: the seat consults the model only at decisions
-  whose hand is at most this far from ready, the feature ``shanten_now``; elsewhere it plays
-  expert's answer unscored), and what it was trained on and how well it did (``training``, ``metrics``: free-form);
+  ``sichuan learn --margin`` rather than chosen on validation hands), ``max_shanten`` (optional,
+  default 8: the seat consults the model only at decisions whose hand is at most this far from
+  ready, the feature ``shanten_now``; elsewhere it plays expert's answer unscored), and what it
+  was trained on and how well it did (``training``, ``metrics``: free-form);
 - ``feature``, ``threshold``, ``left``, ``right``, ``value``: one entry a node, all trees' nodes in
   one array (int64, float64, int64, int64, float64). A node with ``feature`` -1 is a leaf worth
   ``value``; else its row goes ``left`` when ``x[feature] <= threshold``, else ``right`` (node
